@@ -1,0 +1,204 @@
+#include "cli/app.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/check.hpp"
+#include "engine/cpus.hpp"
+#include "engine/run.hpp"
+#include "generators/fizzbuzz.hpp"
+#include "generators/yes.hpp"
+#include "output/sink.hpp"
+
+#ifndef FIZZGEN_VERSION
+#define FIZZGEN_VERSION "unknown"
+#endif
+
+namespace fizzgen::cli {
+namespace {
+
+constexpr int kUsageError = 2;
+
+/// Options shared by every stream subcommand, kept as text so that errors name the exact input.
+struct stream_text {
+  std::string count, bytes, threads;
+};
+
+struct fizzbuzz_text {
+  std::string from = "1", to;
+  std::vector<std::string> rules;
+};
+
+void add_stream_options(CLI::App& app, stream_text& t) {
+  app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
+  app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
+  app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use)")->type_name("N");
+}
+
+void add_rule_options(CLI::App& app, fizzbuzz_text& t) {
+  app.add_option("--from", t.from, "First number, any length (default 1)")->type_name("N");
+  app.add_option("--rule", t.rules,
+                 "D:WORD - print WORD on multiples of D; repeatable, words concatenate in the order given "
+                 "(default --rule 3:Fizz --rule 5:Buzz)")
+      ->type_name("D:WORD")
+      ->allow_extra_args(false);
+}
+
+rule_set to_rules(std::vector<std::string> const& texts) {
+  if (texts.empty()) return classic_rules();
+  rule_set rules;
+  for (auto const& t : texts) {
+    rule_text r = parse_rule(t);
+    rules.push_back({r.divisor, std::move(r.word)});
+  }
+  return rules;
+}
+
+unsigned default_threads() {
+  auto const n = static_cast<unsigned>(allowed_cpus().size());
+  return n == 0 ? 1 : n;
+}
+
+/// Streams gen to fd 1 and turns the outcome into an exit status.
+int stream(generator const& gen, stream_text const& t, std::optional<std::uint64_t> byte_limit) {
+  run_options options;
+  options.threads = t.threads.empty() ? default_threads() : parse_threads(t.threads);
+  options.byte_limit = byte_limit;
+  std::unique_ptr<sink> out;
+  try {
+    out = open_sink(STDOUT_FILENO);
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "fizzgen: %s\n", e.what());
+    return 1;
+  }
+  run_report const report = run(gen, *out, options);
+  switch (report.status) {
+    case emit_status::ok:
+      return 0;
+    case emit_status::reader_gone:
+      // Die of SIGPIPE like GNU tools, so `set -o pipefail` scripts see the usual 141.
+      std::signal(SIGPIPE, SIG_DFL);
+      std::raise(SIGPIPE);
+      return 141;
+    case emit_status::failed:
+      break;
+  }
+  std::fprintf(stderr, "fizzgen: %s\n", report.error.c_str());
+  return 1;
+}
+
+std::optional<std::uint64_t> size_option(char const* name, std::string const& text) {
+  if (text.empty()) return std::nullopt;
+  return parse_size(name, text);
+}
+
+int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t) {
+  decimal const from = *decimal::parse(parse_positive("--from", f.from));
+  rule_set rules = to_rules(f.rules);
+  std::optional<std::uint64_t> lines = size_option("--count", t.count);
+  if (!f.to.empty()) {
+    decimal const to = *decimal::parse(parse_positive("--to", f.to));
+    if (to < from) throw std::invalid_argument("--to: " + f.to + " is below --from " + f.from);
+    // More than 2^64-1 lines can never be written, so such a window is as good as unbounded.
+    if (auto const span = to.minus(from); span && *span != UINT64_MAX) lines = *span + 1;
+  }
+  fizzbuzz const gen(from, std::move(rules), lines);
+  return stream(gen, t, size_option("--bytes", t.bytes));
+}
+
+int run_yes(std::vector<std::string> const& words, stream_text const& t) {
+  yes const gen(words, size_option("--count", t.count));
+  return stream(gen, t, size_option("--bytes", t.bytes));
+}
+
+int run_check(fizzbuzz_text const& f) {
+  check::options o;
+  o.from = parse_positive("--from", f.from);
+  for (auto const& text : f.rules) {
+    rule_text r = parse_rule(text);
+    o.rules.push_back({r.divisor, std::move(r.word)});
+  }
+  return check::check_main(o, STDIN_FILENO, stdout, stderr);
+}
+
+constexpr char const* kFooter = R"(Examples:
+  fizzgen --threads 2 | pv >/dev/null         throughput run
+  fizzgen --from 100000000000000000000 --count 15
+  fizzgen --rule 2:Even --rule 7:Seven --to 14
+  fizzgen yes hello world | head -3
+  fizzgen --count 10M | fizzgen check         generate and verify
+
+Exit status: 0 done, 1 output or check failure, 2 bad usage.
+When the reader goes away fizzgen ends at once, by SIGPIPE, like GNU tools.)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // EPIPE and EFBIG come back as errors the engine handles, instead of killing a worker mid-run.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
+
+  CLI::App app{"fizzgen - FizzBuzz (and yes) into a pipe, as fast as the machine allows, never a wrong byte.\n"
+               "With no subcommand it writes the FizzBuzz stream.",
+               "fizzgen"};
+  app.set_version_flag("--version", "fizzgen " FIZZGEN_VERSION);
+  app.footer(kFooter);
+
+  fizzbuzz_text fizz;
+  stream_text fizz_stream;
+  add_rule_options(app, fizz);
+  app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")->type_name("N");
+  add_stream_options(app, fizz_stream);
+  app.get_option("--to")->excludes(app.get_option("--count"));
+
+  CLI::App* yes_cmd = app.add_subcommand("yes", "Repeat a line forever, byte for byte like GNU yes");
+  std::vector<std::string> yes_words;
+  stream_text yes_stream;
+  add_stream_options(*yes_cmd, yes_stream);
+  yes_cmd->add_option("STRING", yes_words, "Words of the line, joined by single spaces (default: y)");
+  yes_cmd->footer("Example: fizzgen yes --bytes 1G | pv >/dev/null");
+
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Verify a FizzBuzz stream on stdin, independently of the generator");
+  fizzbuzz_text check_text;
+  add_rule_options(*check_cmd, check_text);
+  check_cmd->footer("Example: fizzgen --from 99 --count 1G | fizzgen check --from 99");
+
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+    if (*yes_cmd || *check_cmd) {
+      for (char const* name : {"--from", "--to", "--rule", "--count", "--bytes", "--threads"})
+        if (app.get_option(name)->count() > 0)
+          throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
+    }
+    if (*yes_cmd) return run_yes(yes_words, yes_stream);
+    if (*check_cmd) return run_check(check_text);
+    return run_fizzbuzz(fizz, fizz_stream);
+  } catch (CLI::CallForHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForAllHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForVersion const& e) {
+    return app.exit(e);
+  } catch (CLI::ParseError const& e) {
+    std::fprintf(stderr, "fizzgen: %s (see fizzgen --help)\n", e.what());
+    return kUsageError;
+  } catch (std::invalid_argument const& e) {
+    std::fprintf(stderr, "fizzgen: %s\n", e.what());
+    return kUsageError;
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "fizzgen: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace fizzgen::cli

@@ -1,0 +1,96 @@
+#pragma once
+// `fizzgen check`: the independent judge of a FizzBuzz stream. It shares no code with generators/:
+// it keeps the current number as an ASCII digit string incremented in place, knows which words are
+// due from small residues, and compares each input line with memcmp. No big-number division per
+// line, no allocation per line.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fizzgen::check {
+
+struct rule {
+  std::uint64_t divisor;  ///< > 0
+  std::string word;       ///< non-empty, no '\n'
+};
+
+struct options {
+  std::string from = "1";    ///< decimal digits, no leading zeros, > 0; any length
+  std::vector<rule> rules;   ///< in output order; empty means the classic 3:Fizz 5:Buzz
+};
+
+struct result {
+  bool ok = true;
+  std::uint64_t lines = 0;       ///< complete ('\n'-terminated) lines verified; a cut-off final line is not counted
+  std::uint64_t bytes = 0;       ///< bytes verified, including a valid cut-off final line
+  std::uint64_t tail_bytes = 0;  ///< on success: length of a valid cut-off final line (0 if none)
+  // On failure (lines and bytes then count what came before the bad line):
+  std::uint64_t bad_line = 0;    ///< 1-based line number within the stream
+  std::uint64_t bad_offset = 0;  ///< byte offset of the start of the bad line
+  std::string expected;          ///< expected line text, without '\n'
+  std::string actual;            ///< actual line text without '\n', at most 200 bytes
+  bool actual_truncated = false; ///< the actual line went on past those 200 bytes
+  std::string reason;            ///< "wrong line", "empty line" or "wrong cut-off final line"
+};
+
+/// Verifies a stream fed in pieces; any split of the same stream gives the same result.
+/// Line k (k = 0, 1, ...) must be the text for N = from + k followed by '\n'.
+class checker {
+ public:
+  /// Throws std::invalid_argument when `o` breaks the contracts stated in `options` and `rule`.
+  explicit checker(options const& o);
+  // The expected line points into the object's own strings.
+  checker(checker const&) = delete;
+  checker& operator=(checker const&) = delete;
+
+  /// Checks the next bytes of the stream. Returns true while it wants more: until a mismatch is
+  /// found and the bad line's text (up to '\n' or 200 bytes) is collected; later feeds are ignored.
+  bool feed(std::string_view data);
+  /// Ends the stream. A final line without '\n' passes only if it is a prefix of the expected line.
+  result finish();
+
+ private:
+  struct entry {
+    std::uint32_t offset;  // into words_
+    std::uint32_t size;    // with the '\n'; 0: the line is the number
+  };
+
+  std::string_view expected() const noexcept;
+  void advance() noexcept;
+  void carry_digit() noexcept;
+  char const* verify_lines(char const* p, char const* end) noexcept;
+  void fail(char const* p, char const* end);
+  void collect(char const* p, char const* end);
+
+  std::string number_;  // digits of N, then '\n'
+  // Small period (lcm of the divisors): table_[N mod period] names the words line.
+  std::vector<entry> table_;
+  std::string words_;
+  std::size_t phase_ = 0;
+  // Otherwise: N mod divisor per rule, and the words line built in line_.
+  std::vector<rule> rules_;
+  std::vector<std::uint64_t> residues_;
+  std::string line_;  // words of N then '\n', or empty when N gets its digits
+
+  std::uint64_t lines_ = 0;
+  std::uint64_t bytes_ = 0;   // offset of the current line
+  std::size_t partial_ = 0;   // bytes of the current line already matched (a cut across feeds)
+  bool failed_ = false;
+  bool collecting_ = false;   // still reading the bad line's text
+  result failure_;
+};
+
+/// Reads fd to EOF (1 MiB read(2) calls, EINTR retried) through a checker, stopping at the first
+/// bad line. Throws std::system_error("read") on a read error, std::invalid_argument on bad options.
+result check_fd(int fd, options const& o);
+
+/// Runs the subcommand on fd. Success: prints "fizzgen check: OK: N lines, B bytes" to `out`,
+/// returns 0. Bad line: prints "fizzgen check: line L (byte offset O): expected 'E', got 'A'" to
+/// `err`, returns 1. Read error: prints it to `err`, returns 1 (a runtime failure, as in app.hpp).
+/// Bad options throw std::invalid_argument (a usage error for the caller).
+int check_main(options const& o, int fd, std::FILE* out, std::FILE* err);
+
+}  // namespace fizzgen::check

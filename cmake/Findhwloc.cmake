@@ -1,0 +1,10 @@
+# hwloc ships a pkg-config file but no CMake package; wrap it as the imported target hwloc::hwloc.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(PC_HWLOC QUIET IMPORTED_TARGET hwloc)
+endif()
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(hwloc REQUIRED_VARS PC_HWLOC_FOUND VERSION_VAR PC_HWLOC_VERSION)
+if(hwloc_FOUND AND NOT TARGET hwloc::hwloc)
+  add_library(hwloc::hwloc ALIAS PkgConfig::PC_HWLOC)
+endif()

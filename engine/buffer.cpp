@@ -1,0 +1,37 @@
+#include "engine/buffer.hpp"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <new>
+#include <utility>
+
+#include "output/sys.hpp"
+
+namespace fizzgen {
+
+buffer::buffer(std::size_t bytes) {
+  size_ = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  // Over-map by one huge page and trim, so the range starts on a 2 MiB boundary.
+  std::size_t const mapped = size_ + kHugePage;
+  void* raw = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  auto const addr = reinterpret_cast<std::uintptr_t>(raw);
+  auto const aligned = (addr + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > addr) ::munmap(raw, aligned - addr);
+  if (std::size_t const tail = addr + mapped - (aligned + size_); tail > 0)
+    ::munmap(reinterpret_cast<void*>(aligned + size_), tail);
+  data_ = reinterpret_cast<std::byte*>(aligned);
+  sys::madvise(data_, size_, MADV_HUGEPAGE);  // advisory: without THP we still run, on 4 KiB pages
+}
+
+buffer::~buffer() {
+  if (data_ != nullptr) ::munmap(data_, size_);
+}
+
+buffer::buffer(buffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+bool buffer::discard() noexcept { return sys::madvise(data_, size_, MADV_DONTNEED) == 0; }
+
+}  // namespace fizzgen

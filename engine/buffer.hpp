@@ -1,0 +1,33 @@
+#pragma once
+// A worker's output buffer: anonymous memory, 2 MiB-aligned and advised for transparent huge
+// pages before first touch (THP in madvise mode needs both), so a chunk spans few TLB entries.
+
+#include <cstddef>
+#include <span>
+
+namespace fizzgen {
+
+class buffer {
+ public:
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+  /// At least `bytes` bytes, rounded up to whole huge pages. Throws std::bad_alloc.
+  explicit buffer(std::size_t bytes);
+  ~buffer();
+  buffer(buffer&& other) noexcept;
+  buffer& operator=(buffer&&) = delete;
+  buffer(buffer const&) = delete;
+
+  std::span<std::byte> span() const noexcept { return {data_, size_}; }
+  std::byte* data() const noexcept { return data_; }
+
+  /// Gives the range fresh zero pages: whoever still references the old pages (a pipe after
+  /// vmsplice) keeps them, so rewriting the buffer cannot change bytes already handed out.
+  bool discard() noexcept;
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace fizzgen

@@ -1,0 +1,102 @@
+#include "output/sink.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "output/sys.hpp"
+
+namespace fizzgen {
+
+emit_status sink::fail(std::string_view call, int err) {
+  if (err == EPIPE) return emit_status::reader_gone;
+  error_ = std::string(call) + ": " + std::strerror(err);
+  return emit_status::failed;
+}
+
+namespace {
+
+class null_sink final : public sink {
+ public:
+  emit_status emit(std::span<std::byte const>) noexcept override { return emit_status::ok; }
+  bool shares_pages() const noexcept override { return false; }
+  std::string_view path() const noexcept override { return "null"; }
+};
+
+/// write(2): the kernel copies, so buffers are free as soon as emit() returns.
+class write_sink final : public sink {
+ public:
+  explicit write_sink(int fd) : fd_(fd) {}
+  emit_status emit(std::span<std::byte const> data) noexcept override {
+    while (!data.empty()) {
+      ssize_t const n = sys::write(fd_, data.data(), data.size());
+      if (n == -EAGAIN) {  // a non-blocking fd 1: wait for room instead of spinning
+        if (int const r = sys::poll_out(fd_); r < 0) return fail("poll", -r);
+        continue;
+      }
+      if (n < 0) return fail("write", static_cast<int>(-n));
+      data = data.subspan(static_cast<std::size_t>(n));
+    }
+    return emit_status::ok;
+  }
+  bool shares_pages() const noexcept override { return false; }
+  std::string_view path() const noexcept override { return "write"; }
+
+ private:
+  int fd_;
+};
+
+/// vmsplice(2): the pipe takes references to our pages instead of copying them.
+class vmsplice_sink final : public sink {
+ public:
+  vmsplice_sink(int fd, std::size_t pipe_size) : fd_(fd), pipe_size_(pipe_size) {}
+  emit_status emit(std::span<std::byte const> data) noexcept override {
+    while (!data.empty()) {
+      iovec iov{const_cast<std::byte*>(data.data()), data.size()};
+      ssize_t const n = sys::vmsplice(fd_, &iov, 1, 0);
+      if (n == -EAGAIN) {
+        if (int const r = sys::poll_out(fd_); r < 0) return fail("poll", -r);
+        continue;
+      }
+      if (n < 0) return fail("vmsplice", static_cast<int>(-n));
+      data = data.subspan(static_cast<std::size_t>(n));
+    }
+    return emit_status::ok;
+  }
+  bool shares_pages() const noexcept override { return true; }
+  std::string_view path() const noexcept override { return "vmsplice"; }
+  std::size_t pipe_size() const noexcept override { return pipe_size_; }
+
+ private:
+  int fd_;
+  std::size_t pipe_size_;
+};
+
+}  // namespace
+
+std::unique_ptr<sink> make_null_sink() { return std::make_unique<null_sink>(); }
+
+std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size) {
+  int const flags = sys::fcntl(fd, F_GETFL, 0);
+  if (flags < 0) throw std::runtime_error("standard output is closed");
+  // A read end on fd 1 would make vmsplice silently read into our buffers.
+  if ((flags & O_ACCMODE) == O_RDONLY) throw std::runtime_error("standard output is not open for writing");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw std::runtime_error(std::string("fstat: ") + std::strerror(errno));
+  if (S_ISFIFO(st.st_mode)) {
+    // Ask once, then live with what was granted: resizing mid-run would reorder slot accounting.
+    int const current = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+    if (current >= 0 && static_cast<std::size_t>(current) < wanted_pipe_size)
+      sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(wanted_pipe_size));  // EPERM is fine: keep what we have
+    int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+    return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0);
+  }
+  return std::make_unique<write_sink>(fd);
+}
+
+}  // namespace fizzgen

@@ -1,0 +1,45 @@
+#pragma once
+// Where bytes go. A sink takes buffers in order and hands them to the kernel the right way for
+// what fd 1 is: vmsplice into a pipe, write(2) for everything else, or nothing at all (null).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace fizzgen {
+
+enum class emit_status { ok, reader_gone, failed };
+
+class sink {
+ public:
+  virtual ~sink() = default;
+
+  /// Hands all of data to the output, in order. Called by one thread at a time.
+  virtual emit_status emit(std::span<std::byte const> data) noexcept = 0;
+  /// True when the kernel may still reference emitted pages after emit() returns (vmsplice):
+  /// the caller must not write into them again before giving the buffer fresh pages.
+  virtual bool shares_pages() const noexcept = 0;
+  /// "vmsplice", "write", "null"...
+  virtual std::string_view path() const noexcept = 0;
+  /// Pipe capacity granted by the kernel, 0 when the output is not a pipe.
+  virtual std::size_t pipe_size() const noexcept { return 0; }
+
+  /// What failed, after emit() returned failed: "write: No space left on device".
+  std::string const& error() const noexcept { return error_; }
+
+ protected:
+  emit_status fail(std::string_view call, int err);
+  std::string error_;
+};
+
+/// A sink that only counts (generation-only measurements).
+std::unique_ptr<sink> make_null_sink();
+
+/// The right sink for fd. Throws std::runtime_error with a user-facing message when fd cannot be
+/// written at all (closed, opened read-only).
+std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20);
+
+}  // namespace fizzgen

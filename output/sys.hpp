@@ -1,0 +1,35 @@
+#pragma once
+// The one seam every syscall of the output path goes through. Each wrapper retries EINTR and
+// returns the result or -errno (kernel style), so the hot path never touches errno or exceptions.
+// Tests replace `sys::table()` entries to inject EAGAIN, EPIPE, short writes, EPERM...
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <cstddef>
+
+namespace fizzgen::sys {
+
+struct ops {
+  ssize_t (*write)(int fd, void const* buf, std::size_t len);
+  ssize_t (*vmsplice)(int fd, iovec const* iov, unsigned long n, unsigned flags);
+  ssize_t (*splice)(int in, loff_t* in_off, int out, loff_t* out_off, std::size_t len, unsigned flags);
+  int (*fcntl)(int fd, int cmd, int arg);
+  int (*madvise)(void* addr, std::size_t len, int advice);
+  int (*poll_out)(int fd);  ///< waits until fd is writable
+};
+
+/// The live table; tests swap entries and restore them.
+ops& table() noexcept;
+/// The real syscalls.
+ops const& real() noexcept;
+
+ssize_t write(int fd, void const* buf, std::size_t len) noexcept;
+ssize_t vmsplice(int fd, iovec const* iov, unsigned long n, unsigned flags) noexcept;
+ssize_t splice(int in, loff_t* in_off, int out, loff_t* out_off, std::size_t len, unsigned flags) noexcept;
+/// fcntl with an int argument.
+int fcntl(int fd, int cmd, int arg) noexcept;
+int madvise(void* addr, std::size_t len, int advice) noexcept;
+int poll_out(int fd) noexcept;
+
+}  // namespace fizzgen::sys

@@ -1,0 +1,118 @@
+#pragma once
+// The reference streams the tests judge the generators by, written the obvious way: one line at a
+// time, numbers as decimal strings, divisibility by long division digit by digit. Slow on purpose,
+// and nothing from generators/ so a bug there cannot hide here.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace oracle {
+
+using rules = std::vector<std::pair<std::uint64_t, std::string>>;
+
+__extension__ using u128 = unsigned __int128;  // __extension__: a GNU type, keep -Wpedantic quiet
+
+inline rules classic() { return {{3, "Fizz"}, {5, "Buzz"}}; }
+
+/// n + 1, for a decimal string n ("129" -> "130", "99" -> "100").
+inline std::string increment(std::string n) {
+  for (std::size_t i = n.size(); i-- > 0;) {
+    if (n[i] != '9') {
+      ++n[i];
+      return n;
+    }
+    n[i] = '0';
+  }
+  return "1" + n;
+}
+
+/// a + b for decimal strings, schoolbook addition from the right.
+inline std::string add(std::string const& a, std::string const& b) {
+  std::string out;
+  int carry = 0;
+  for (std::size_t i = 0; i < a.size() || i < b.size() || carry != 0; ++i) {
+    int sum = carry;
+    if (i < a.size()) sum += a[a.size() - 1 - i] - '0';
+    if (i < b.size()) sum += b[b.size() - 1 - i] - '0';
+    out.insert(out.begin(), static_cast<char>('0' + sum % 10));
+    carry = sum / 10;
+  }
+  while (out.size() > 1 && out[0] == '0') out.erase(out.begin());
+  return out;
+}
+
+/// n mod d (d > 0), long division one digit at a time; 128 bits so r * 10 + 9 never overflows.
+inline std::uint64_t mod(std::string const& n, std::uint64_t d) {
+  u128 r = 0;
+  for (char c : n) r = (r * 10 + static_cast<unsigned>(c - '0')) % d;
+  return static_cast<std::uint64_t>(r);
+}
+
+/// The line for number n: the words of every rule dividing n, in order, else n itself.
+inline std::string fizzbuzz_line(std::string const& n, rules const& rs) {
+  std::string line;
+  for (auto const& [divisor, word] : rs)
+    if (mod(n, divisor) == 0) line += word;
+  if (line.empty()) line = n;
+  return line + "\n";
+}
+
+/// `count` lines of FizzBuzz starting at the number `from` (a decimal string).
+inline std::string fizzbuzz_lines(std::string from, rules const& rs, std::uint64_t count) {
+  std::string out;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    out += fizzbuzz_line(from, rs);
+    from = increment(from);
+  }
+  return out;
+}
+
+inline std::string fizzbuzz_lines(std::string from, std::uint64_t count) {
+  return fizzbuzz_lines(std::move(from), classic(), count);
+}
+
+/// GNU yes's line: the words joined by single spaces, or "y" when there are none.
+inline std::string yes_line(std::vector<std::string> const& words) {
+  if (words.empty()) return "y\n";
+  std::string line;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) line += ' ';
+    line += words[i];
+  }
+  return line + "\n";
+}
+
+/// `count` lines of GNU yes.
+inline std::string yes_lines(std::vector<std::string> const& words, std::uint64_t count) {
+  std::string const line = yes_line(words);
+  std::string out;
+  for (std::uint64_t i = 0; i < count; ++i) out += line;
+  return out;
+}
+
+/// The first `bytes` bytes of GNU yes's output.
+inline std::string yes_bytes(std::vector<std::string> const& words, std::size_t bytes) {
+  std::string const line = yes_line(words);
+  std::string out;
+  while (out.size() < bytes) out += line;
+  out.resize(bytes);
+  return out;
+}
+
+/// 10^k - m as a decimal string (k >= 1, 1 <= m <= 10^k - 1).
+inline std::string pow10_minus(unsigned k, std::uint64_t m) {
+  // 10^k - m = (10^k - 1) - (m - 1): subtract m - 1 from k nines digit by digit.
+  std::string out(k, '9');
+  std::uint64_t rest = m - 1;
+  for (std::size_t i = out.size(); i-- > 0 && rest != 0;) {
+    out[i] = static_cast<char>('9' - static_cast<int>(rest % 10));
+    rest /= 10;
+  }
+  while (out.size() > 1 && out[0] == '0') out.erase(out.begin());
+  return out;
+}
+
+}  // namespace oracle
