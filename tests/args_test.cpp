@@ -1,0 +1,89 @@
+// Option value parsing: every accepted form and every rejected one, with the message naming it.
+
+#include "cli/args.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace fizzgen::cli {
+namespace {
+
+/// The message of the invalid_argument that f throws, or "" when it does not throw.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (std::invalid_argument const& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ArgsPositive, AcceptsAnyLengthAndStripsLeadingZeros) {
+  EXPECT_EQ(parse_positive("--from", "1"), "1");
+  EXPECT_EQ(parse_positive("--from", "000123"), "123");
+  std::string const big(400, '9');
+  EXPECT_EQ(parse_positive("--from", big), big);
+}
+
+TEST(ArgsPositive, RejectsZeroSignsAndJunk) {
+  for (char const* text : {"0", "000", "-5", "+5", "12abc", "", " 1", "1 ", "1e5", "0x10"}) {
+    std::string const msg = error_of([&] { parse_positive("--from", text); });
+    EXPECT_NE(msg.find("--from"), std::string::npos) << text;
+    EXPECT_NE(msg.find(std::string("'") + text + "'"), std::string::npos) << msg;
+  }
+}
+
+TEST(ArgsSize, GnuHeadSuffixes) {
+  EXPECT_EQ(parse_size("--bytes", "0"), 0u);
+  EXPECT_EQ(parse_size("--bytes", "17"), 17u);
+  EXPECT_EQ(parse_size("--bytes", "2b"), 1024u);
+  EXPECT_EQ(parse_size("--bytes", "512K"), 512u * 1024);
+  EXPECT_EQ(parse_size("--bytes", "3KiB"), 3u * 1024);
+  EXPECT_EQ(parse_size("--bytes", "3KB"), 3000u);
+  EXPECT_EQ(parse_size("--bytes", "10G"), 10ull << 30);
+  EXPECT_EQ(parse_size("--bytes", "2MB"), 2000000u);
+  EXPECT_EQ(parse_size("--bytes", "1T"), 1ull << 40);
+  EXPECT_EQ(parse_size("--bytes", "1P"), 1ull << 50);
+  EXPECT_EQ(parse_size("--bytes", "15E"), 15ull << 60);
+  EXPECT_EQ(parse_size("--count", "18446744073709551615"), UINT64_MAX);
+}
+
+TEST(ArgsSize, RejectsOverflowAndBadSuffixes) {
+  for (char const* text : {"16E", "18446744073709551616", "99999999999999999999K", "", "K", "-1", "5x", "5k",
+                           "5KBB", "5 K", "1.5G"}) {
+    std::string const msg = error_of([&] { parse_size("--count", text); });
+    EXPECT_NE(msg.find("--count"), std::string::npos) << "accepted: " << text;
+  }
+}
+
+TEST(ArgsThreads, Range) {
+  EXPECT_EQ(parse_threads("1"), 1u);
+  EXPECT_EQ(parse_threads("7"), 7u);
+  EXPECT_EQ(parse_threads(std::to_string(kMaxThreads)), kMaxThreads);
+  for (char const* text : {"0", "-1", "", "2x", "1025", "99999999999999999999"})
+    EXPECT_NE(error_of([&] { parse_threads(text); }).find("--threads"), std::string::npos) << text;
+}
+
+TEST(ArgsRule, Parses) {
+  rule_text const r = parse_rule("3:Fizz");
+  EXPECT_EQ(r.divisor, 3u);
+  EXPECT_EQ(r.word, "Fizz");
+  // Everything after the first colon is the word, colons and spaces included.
+  rule_text const odd = parse_rule("18446744073709551615:a: b");
+  EXPECT_EQ(odd.divisor, UINT64_MAX);
+  EXPECT_EQ(odd.word, "a: b");
+}
+
+TEST(ArgsRule, Rejects) {
+  for (char const* text : {"0:X", "3:", "3", ":X", "x:Y", "-3:X", "18446744073709551616:X", "3:a\nb"}) {
+    std::string const msg = error_of([&] { parse_rule(text); });
+    EXPECT_NE(msg.find("--rule"), std::string::npos) << "accepted: " << text;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "an error must stay on one line: " << msg;
+  }
+}
+
+}  // namespace
+}  // namespace fizzgen::cli
