@@ -19,46 +19,21 @@ std::uint64_t rule_period(rule_set const& rules, std::uint64_t cap) {
   return p;
 }
 
-}  // namespace
-
-fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
-                   std::size_t chunk_bytes)
-    : from_(std::move(from)), rules_(std::move(rules)) {
-  for (auto const& r : rules_) from_residues_.push_back(from_.mod(r.divisor));
-  // The longest line any chunk can hold: line offsets are 64-bit, so no number has more digits
-  // than from + 2^64 - 1.
-  std::size_t words = 0;
-  for (auto const& r : rules_) words += r.word.size();
-  std::size_t const max_line = std::max(from_.plus(UINT64_MAX).digits().size(), words) + 1;
-  std::uint64_t lines = std::max<std::size_t>(1, chunk_bytes / max_line);
-  // Whole rule periods per chunk keep every chunk starting at the same phase when possible.
-  if (std::uint64_t const period = rule_period(rules_, lines); period != 0 && period <= lines)
-    lines -= lines % period;
-  plan_ = line_plan{lines, total_lines};
-  capacity_ = static_cast<std::size_t>(lines) * max_line;
-}
-
-std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {
-  char* const begin = reinterpret_cast<char*>(out.data());
-  char* p = begin;
-  std::string number(from_.plus(c.first_line).digits());
-  std::size_t const n_rules = rules_.size();
-  // Residues of the current line number; a rule matches when its residue is zero.
-  std::vector<std::uint64_t> residue(n_rules);
-  for (std::size_t r = 0; r < n_rules; ++r)
-    residue[r] = static_cast<std::uint64_t>(
-        (static_cast<uint128>(from_residues_[r]) + c.first_line % rules_[r].divisor) %
-        rules_[r].divisor);
-
-  for (std::uint64_t line = 0; line < c.lines; ++line) {
+/// Writes `count` lines the obvious way, one at a time, advancing number and residues. This is
+/// the path for custom rules, for the few lines around a digit roll-over and for widths the
+/// vector kernel does not take.
+char* scalar_lines(char* p, std::string& number, std::vector<std::uint64_t>& residue, rule_set const& rules,
+                   std::uint64_t count) noexcept {
+  std::size_t const n_rules = rules.size();
+  for (std::uint64_t line = 0; line < count; ++line) {
     bool matched = false;
     for (std::size_t r = 0; r < n_rules; ++r) {
       if (residue[r] == 0) {
-        std::memcpy(p, rules_[r].word.data(), rules_[r].word.size());
-        p += rules_[r].word.size();
+        std::memcpy(p, rules[r].word.data(), rules[r].word.size());
+        p += rules[r].word.size();
         matched = true;
       }
-      if (++residue[r] == rules_[r].divisor) residue[r] = 0;
+      if (++residue[r] == rules[r].divisor) residue[r] = 0;
     }
     if (!matched) {
       std::memcpy(p, number.data(), number.size());
@@ -72,6 +47,77 @@ std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexc
       number.insert(number.begin(), '1');
     else
       ++number[i - 1];
+  }
+  return p;
+}
+
+/// 10^d - n for the d-digit number n: how many lines keep the current width. Saturates.
+std::uint64_t lines_before_rollover(std::string const& n) noexcept {
+  constexpr std::size_t kExact = 19;  // 10^19 < 2^64
+  std::size_t const d = n.size();
+  std::size_t const head = d > kExact ? d - kExact : 0;
+  for (std::size_t i = 0; i < head; ++i)
+    if (n[i] != '9') return UINT64_MAX;  // at least 10^19 lines away
+  std::uint64_t tail = 0, pow10 = 1;
+  for (std::size_t i = head; i < d; ++i) {
+    tail = tail * 10 + static_cast<std::uint64_t>(n[i] - '0');
+    pow10 *= 10;
+  }
+  return pow10 - tail;
+}
+
+}  // namespace
+
+
+fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
+                   std::size_t chunk_bytes, kernel_arch const& arch)
+    : from_(std::move(from)), rules_(std::move(rules)), arch_(&arch) {
+  for (auto const& r : rules_) from_residues_.push_back(from_.mod(r.divisor));
+  classic_ = rules_ == classic_rules() && arch_->blocks != nullptr;
+  from_mod30_ = from_.mod(30);
+  // The longest line any chunk can hold: line offsets are 64-bit, so no number has more digits
+  // than from + 2^64 - 1.
+  std::size_t words = 0;
+  for (auto const& r : rules_) words += r.word.size();
+  std::size_t const max_line = std::max(from_.plus(UINT64_MAX).digits().size(), words) + 1;
+  std::uint64_t lines = std::max<std::size_t>(1, chunk_bytes / max_line);
+  // Whole rule periods per chunk keep every chunk starting at the same phase when possible.
+  if (std::uint64_t const period = rule_period(rules_, lines); period != 0 && period <= lines)
+    lines -= lines % period;
+  plan_ = line_plan{lines, total_lines};
+  // The vector kernel stores up to one vector past the last line.
+  capacity_ = static_cast<std::size_t>(lines) * max_line + arch_->vector_bytes;
+}
+
+std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {
+  char* const begin = reinterpret_cast<char*>(out.data());
+  std::string number(from_.plus(c.first_line).digits());
+  std::vector<std::uint64_t> residue(rules_.size());
+  for (std::size_t r = 0; r < rules_.size(); ++r)
+    residue[r] = static_cast<std::uint64_t>(
+        (static_cast<uint128>(from_residues_[r]) + c.first_line % rules_[r].divisor) % rules_[r].divisor);
+  if (!classic_) return static_cast<std::size_t>(scalar_lines(begin, number, residue, rules_, c.lines) - begin);
+
+  char* p = begin;
+  std::uint64_t mod30 = (from_mod30_ + c.first_line % 30) % 30;
+  for (std::uint64_t left = c.lines; left > 0;) {
+    std::size_t const width = number.size();
+    std::uint64_t const same_width = lines_before_rollover(number);
+    std::uint64_t const blocks = mod30 == 1 ? std::min(left, same_width) / 30 : 0;
+    if (blocks > 0 && width >= 2 && width - 1 <= arch_->max_prefix) {
+      // The kernel rewrites the prefix (all digits but the units, which stays 1) in place.
+      p = arch_->blocks(p, number.data(), width - 1, blocks);
+      left -= blocks * 30;
+      continue;
+    }
+    // Up to the next 30k+1, or to the roll-over, or everything when the kernel cannot help.
+    std::uint64_t n = (31 - mod30) % 30;
+    if (n == 0) n = std::min<std::uint64_t>(same_width, 30);
+    if (width < 2 || width - 1 > arch_->max_prefix) n = left;
+    n = std::min(n, left);
+    p = scalar_lines(p, number, residue, rules_, n);
+    mod30 = (mod30 + n) % 30;
+    left -= n;
   }
   return static_cast<std::size_t>(p - begin);
 }

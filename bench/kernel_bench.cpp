@@ -1,0 +1,77 @@
+// Bytes per second of chunk generation for each kernel arch, next to memset into the same buffer.
+// Run: build/release/bench/fizzgen_kernel_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <string>
+
+#include "engine/buffer.hpp"
+#include "generators/arch.hpp"
+#include "generators/fizzbuzz.hpp"
+#include "generators/yes.hpp"
+
+namespace {
+
+using namespace fizzgen;
+
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // about L2-sized, like the engine's chunks
+
+/// Fills chunk after chunk of the stream from `from` into one buffer, as a worker does.
+void fill_chunks(benchmark::State& state, kernel_arch const& arch, char const* from, rule_set rules) {
+  if (!arch.available) {
+    state.SkipWithError("arch not available on this CPU");
+    return;
+  }
+  fizzbuzz const gen(*decimal::parse(from), std::move(rules), std::nullopt, kChunkBytes, arch);
+  buffer buf(gen.chunk_capacity());
+  std::uint64_t index = 0, bytes = 0;
+  for (auto _ : state) {
+    bytes += gen.fill(*gen.plan(index++), buf.span());
+    benchmark::DoNotOptimize(buf.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes_per_second"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsRate);
+}
+
+void memset_baseline(benchmark::State& state) {
+  buffer buf(kChunkBytes);
+  std::uint64_t bytes = 0;
+  int value = 0;
+  for (auto _ : state) {
+    std::memset(buf.data(), '0' + (value++ & 7), kChunkBytes);
+    benchmark::DoNotOptimize(buf.data());
+    benchmark::ClobberMemory();
+    bytes += kChunkBytes;
+  }
+  state.counters["bytes_per_second"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsRate);
+}
+
+void register_all() {
+  benchmark::RegisterBenchmark("memset/1MiB", memset_baseline);
+  struct start {
+    char const* label;
+    char const* from;
+  };
+  for (start s : {start{"from_1", "1"}, start{"from_1e9", "1000000000"}, start{"from_1e15", "1000000000000000"},
+                  start{"from_1e25", "10000000000000000000000000"}}) {
+    for (auto const& arch : kernel_archs()) {
+      std::string const name = "classic/" + std::string(s.label) + "/" + std::string(arch.name);
+      benchmark::RegisterBenchmark(name.c_str(), [&arch, s](benchmark::State& st) {
+        fill_chunks(st, arch, s.from, classic_rules());
+      });
+    }
+  }
+  benchmark::RegisterBenchmark("custom/2:a,3:bb,7:ccc/from_1e9", [](benchmark::State& st) {
+    fill_chunks(st, kernel_archs().back(), "1000000000", {{2, "a"}, {3, "bb"}, {7, "ccc"}});
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

@@ -1,0 +1,52 @@
+#include "generators/arch.hpp"
+
+#include <array>
+#include <cstdlib>
+
+namespace fizzgen {
+
+// Defined in generators/simd/fizzbuzz_<arch>.cpp, each compiled for its instruction set.
+char* fizzbuzz_blocks_avx512vbmi(char*, char*, std::size_t, std::uint64_t) noexcept;
+char* fizzbuzz_blocks_avx512bw(char*, char*, std::size_t, std::uint64_t) noexcept;
+char* fizzbuzz_blocks_avx2(char*, char*, std::size_t, std::uint64_t) noexcept;
+char* fizzbuzz_blocks_sse4_2(char*, char*, std::size_t, std::uint64_t) noexcept;
+
+namespace {
+
+/// CPU detection without xsimd: this file is compiled for the baseline, and must not share inline
+/// functions with the per-arch files.
+std::array<kernel_arch, 5> const& table() noexcept {
+  static std::array<kernel_arch, 5> const archs = [] {
+    __builtin_cpu_init();
+    bool const avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
+    return std::array<kernel_arch, 5>{{
+        {"avx512vbmi", 32, fizzbuzz_blocks_avx512vbmi, avx512 && __builtin_cpu_supports("avx512vbmi"), 64},
+        {"avx512bw", 62, fizzbuzz_blocks_avx512bw, avx512, 64},
+        {"avx2", 30, fizzbuzz_blocks_avx2, __builtin_cpu_supports("avx2") != 0, 32},
+        {"sse4.2", 14, fizzbuzz_blocks_sse4_2, __builtin_cpu_supports("sse4.2") != 0, 16},
+        {"scalar", 0, nullptr, true, 0},
+    }};
+  }();
+  return archs;
+}
+
+}  // namespace
+
+std::span<kernel_arch const> kernel_archs() noexcept { return table(); }
+
+kernel_arch const* find_arch(std::string_view name) noexcept {
+  for (auto const& a : table())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+kernel_arch const& default_arch() noexcept {
+  if (char const* forced = std::getenv("FIZZGEN_ARCH"))
+    if (kernel_arch const* a = find_arch(forced); a != nullptr && a->available) return *a;
+  for (auto const& a : table())
+    if (a.available) return a;
+  return table().back();
+}
+
+}  // namespace fizzgen

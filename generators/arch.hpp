@@ -1,0 +1,32 @@
+#pragma once
+// Run-time choice of the instruction set for the SIMD kernels: the best the CPU offers, or the one
+// forced by --arch / the FIZZGEN_ARCH environment variable.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace fizzgen {
+
+/// Writes 30-line classic FizzBuzz blocks; see fizzbuzz_blocks.
+using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
+
+struct kernel_arch {
+  std::string_view name;
+  std::size_t max_prefix = 0;    ///< longest prefix (digits - 1) the vector kernel takes
+  blocks_fn blocks = nullptr;    ///< nullptr: the scalar reference path only
+  bool available = false;        ///< the CPU can run it
+  std::size_t vector_bytes = 0;  ///< bytes the kernel may store past its end
+};
+
+/// Every arch the binary carries, best first; the last is "scalar", always available.
+std::span<kernel_arch const> kernel_archs() noexcept;
+
+/// The arch by name, or nullptr when unknown.
+kernel_arch const* find_arch(std::string_view name) noexcept;
+
+/// The best available arch, or FIZZGEN_ARCH when set to an available one.
+kernel_arch const& default_arch() noexcept;
+
+}  // namespace fizzgen
