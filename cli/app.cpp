@@ -12,8 +12,10 @@
 
 #include "cli/args.hpp"
 #include "cli/check.hpp"
+#include "cli/stats.hpp"
 #include "engine/cpus.hpp"
 #include "engine/run.hpp"
+#include "generators/arch.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
 #include "output/sink.hpp"
@@ -29,7 +31,8 @@ constexpr int kUsageError = 2;
 
 /// Options shared by every stream subcommand, kept as text so that errors name the exact input.
 struct stream_text {
-  std::string count, bytes, threads;
+  std::string count, bytes, threads, reuse = "never", pipe_size = "1M", stats_json;
+  bool generate_only = false, pipe_only = false, stats = false;
 };
 
 struct fizzbuzz_text {
@@ -41,6 +44,19 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
   app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
   app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use)")->type_name("N");
+  app.add_option("--reuse", t.reuse,
+                 "When a buffer handed to the pipe may be rewritten: never (fresh pages every time, safe for "
+                 "every reader; default) or always (once it has left our pipe: fastest, for readers that "
+                 "consume rather than forward pages, such as pv >/dev/null)")
+      ->type_name("POLICY");
+  app.add_option("--pipe-size", t.pipe_size, "Pipe size to ask for (default 1M; the granted size is used)")
+      ->type_name("N");
+  auto* gen_only = app.add_flag("--generate-only", t.generate_only,
+                                "Measure generation alone: fill buffers, hand them to a sink that only counts");
+  app.add_flag("--pipe-only", t.pipe_only, "Measure the pipe alone: fill buffers once, vmsplice them again and again")
+      ->excludes(gen_only);
+  app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
+  app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
 }
 
 void add_rule_options(CLI::App& app, fizzbuzz_text& t) {
@@ -67,19 +83,43 @@ unsigned default_threads() {
   return n == 0 ? 1 : n;
 }
 
-/// Streams gen to fd 1 and turns the outcome into an exit status.
-int stream(generator const& gen, stream_text const& t, std::optional<std::uint64_t> byte_limit) {
+reuse_policy parse_reuse(std::string const& text) {
+  if (text == "never") return reuse_policy::never;
+  if (text == "always") return reuse_policy::always;
+  throw std::invalid_argument("--reuse: '" + text + "' is not a policy (use never or always)");
+}
+
+/// Streams gen to fd 1 (or to a counting sink) and turns the outcome into an exit status.
+int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit) {
   run_options options;
   options.threads = t.threads.empty() ? default_threads() : parse_threads(t.threads);
   options.byte_limit = byte_limit;
+  options.reuse = parse_reuse(t.reuse);
+  options.pipe_only = t.pipe_only;
+  std::uint64_t const pipe_size = parse_size("--pipe-size", t.pipe_size);
+  if (pipe_size == 0 || pipe_size > (1u << 30)) throw std::invalid_argument("--pipe-size: must be from 1 to 1G");
+  // Polling a full pipe pays only when a core is left over for it besides the workers.
+  bool const spin = options.threads < allowed_cpus().size();
   std::unique_ptr<sink> out;
   try {
-    out = open_sink(STDOUT_FILENO);
+    out = t.generate_only ? make_null_sink() : open_sink(STDOUT_FILENO, pipe_size, spin);
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return 1;
   }
   run_report const report = run(gen, *out, options);
+
+  run_setup setup;
+  setup.mode = t.generate_only ? "generate-only" : t.pipe_only ? "pipe-only" : "stream";
+  setup.arch = std::string(arch);
+  setup.output_path = std::string(out->path());
+  setup.pipe_size = out->pipe_size();
+  setup.spin = spin && out->pipe_size() > 0;
+  setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
+  if (t.stats) print_stats(stderr, setup, report);
+  if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
+    std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
+
   switch (report.status) {
     case emit_status::ok:
       return 0;
@@ -100,7 +140,23 @@ std::optional<std::uint64_t> size_option(char const* name, std::string const& te
   return parse_size(name, text);
 }
 
-int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t) {
+kernel_arch const& choose_arch(std::string const& name) {
+  if (name.empty()) return default_arch();
+  kernel_arch const* a = find_arch(name);
+  if (a == nullptr) throw std::invalid_argument("--arch: '" + name + "' is not an arch (see --list-archs)");
+  if (!a->available) throw std::invalid_argument("--arch: this CPU cannot run " + name + " (see --list-archs)");
+  return *a;
+}
+
+int list_archs() {
+  kernel_arch const& best = default_arch();
+  for (auto const& a : kernel_archs())
+    std::printf("%-11s %s%s\n", std::string(a.name).c_str(), a.available ? "available" : "not available on this CPU",
+                &a == &best ? " (default)" : "");
+  return 0;
+}
+
+int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
   decimal const from = *decimal::parse(parse_positive("--from", f.from));
   rule_set rules = to_rules(f.rules);
   std::optional<std::uint64_t> lines = size_option("--count", t.count);
@@ -110,13 +166,14 @@ int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t) {
     // More than 2^64-1 lines can never be written, so such a window is as good as unbounded.
     if (auto const span = to.minus(from); span && *span != UINT64_MAX) lines = *span + 1;
   }
-  fizzbuzz const gen(from, std::move(rules), lines);
-  return stream(gen, t, size_option("--bytes", t.bytes));
+  kernel_arch const& arch = choose_arch(arch_name);
+  fizzbuzz const gen(from, std::move(rules), lines, fizzbuzz::kDefaultChunkBytes, arch);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes));
 }
 
 int run_yes(std::vector<std::string> const& words, stream_text const& t) {
   yes const gen(words, size_option("--count", t.count));
-  return stream(gen, t, size_option("--bytes", t.bytes));
+  return stream(gen, "none", t, size_option("--bytes", t.bytes));
 }
 
 int run_check(fizzbuzz_text const& f) {
@@ -172,17 +229,26 @@ int main(int argc, char** argv) {
   add_rule_options(*check_cmd, check_text);
   check_cmd->footer("Example: fizzgen --from 99 --count 1G | fizzgen check --from 99");
 
+  std::string arch_name;
+  bool list = false;
+  app.add_option("--arch", arch_name, "Force the kernel's instruction set (default: the best the CPU has; "
+                                      "also FIZZGEN_ARCH)")
+      ->type_name("NAME");
+  app.add_flag("--list-archs", list, "List the kernel instruction sets and which this CPU can run");
+
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
     if (*yes_cmd || *check_cmd) {
-      for (char const* name : {"--from", "--to", "--rule", "--count", "--bytes", "--threads"})
+      for (char const* name : {"--from", "--to", "--rule", "--count", "--bytes", "--threads", "--reuse", "--arch",
+                               "--generate-only", "--pipe-only", "--stats", "--stats-json", "--pipe-size"})
         if (app.get_option(name)->count() > 0)
           throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
     }
+    if (list) return list_archs();
     if (*yes_cmd) return run_yes(yes_words, yes_stream);
     if (*check_cmd) return run_check(check_text);
-    return run_fizzbuzz(fizz, fizz_stream);
+    return run_fizzbuzz(fizz, fizz_stream, arch_name);
   } catch (CLI::CallForHelp const& e) {
     return app.exit(e);
   } catch (CLI::CallForAllHelp const& e) {

@@ -2,9 +2,14 @@
 
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -14,10 +19,14 @@
 namespace fizzgen::check {
 namespace {
 
-constexpr std::uint64_t kMaxPeriod = 1 << 16;        // table entries: 512 KiB at most
-constexpr std::size_t kMaxTableWords = 1 << 24;      // word bytes the table may hold
-constexpr std::size_t kShowMax = 200;                // bytes of a bad line kept for display
+constexpr std::uint64_t kMaxPeriod = 1 << 16;    // table entries: 512 KiB at most
+constexpr std::size_t kMaxTableWords = 1 << 24;  // word bytes the table may hold
+constexpr std::size_t kShowMax = 200;            // bytes of a bad line kept for display
 constexpr std::size_t kReadSize = std::size_t{1} << 20;
+constexpr std::size_t kPad = 32;                    // readable bytes past every expected line, for same32()
+constexpr std::size_t kMaxDecadeDigits = kPad + 1;  // the high digits fit one 32-byte compare
+constexpr std::size_t kMaxDecadeText = 1 << 20;     // bytes of all decade templates
+constexpr std::uint64_t kAll32 = 0xffffffffu;
 
 __extension__ typedef unsigned __int128 u128;  // only for N mod d at start-up
 
@@ -32,44 +41,82 @@ bool valid_from(std::string_view s) noexcept {
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// Bit i is set when a[i] == b[i], for i < 16; both may be read 16 bytes far.
+inline std::uint32_t same16(char const* a, char const* b) noexcept {
+#if defined(__SSE2__)
+  __m128i const x = _mm_loadu_si128(reinterpret_cast<__m128i const*>(a));
+  __m128i const y = _mm_loadu_si128(reinterpret_cast<__m128i const*>(b));
+  return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+#else
+  std::uint32_t m = 0;
+  for (unsigned i = 0; i < 16; ++i) m |= std::uint32_t{a[i] == b[i]} << i;
+  return m;
+#endif
+}
+
+// Bit i is set when a[i] == b[i], for i < 32; both may be read 32 bytes far.
+inline std::uint64_t same32(char const* a, char const* b) noexcept {
+  return same16(a, b) | std::uint64_t{same16(a + 16, b + 16)} << 16;
+}
+
+// lcm of the divisors, or 0 when it is above kMaxPeriod.
+std::uint64_t small_period(std::vector<rule> const& rules) noexcept {
+  std::uint64_t period = 1;
+  for (rule const& r : rules) {
+    std::uint64_t const g = std::gcd(period, r.divisor);
+    if (period / g > kMaxPeriod / r.divisor) return 0;
+    period = period / g * r.divisor;
+  }
+  return period;
+}
+
 }  // namespace
 
 checker::checker(options const& o) : number_(o.from), rules_(o.rules) {
-  if (!valid_from(o.from)) throw std::invalid_argument("check: --from must be a positive decimal without leading zeros");
+  if (!valid_from(o.from))
+    throw std::invalid_argument("check: --from must be a positive decimal without leading zeros");
   if (rules_.empty()) rules_ = {{3, "Fizz"}, {5, "Buzz"}};
   for (rule const& r : rules_)
     if (r.divisor == 0 || r.word.empty() || r.word.find('\n') != std::string::npos)
       throw std::invalid_argument("check: a rule needs a divisor > 0 and a non-empty word without newline");
   number_ += '\n';
+  number_size_ = number_.size();
+  number_.append(kPad, '\0');
 
-  // The period is the lcm of the divisors; a small one lets one table lookup name each line.
-  std::uint64_t period = 1;
-  for (rule const& r : rules_) {
-    std::uint64_t const g = std::gcd(period, r.divisor);
-    if (period / g > kMaxPeriod / r.divisor) { period = 0; break; }
-    period = period / g * r.divisor;
-  }
-  if (period != 0 && period <= kMaxPeriod) {
-    table_.resize(period);
-    for (std::uint64_t m = 0; m < period && !table_.empty(); ++m) {
-      std::size_t const start = words_.size();
-      for (rule const& r : rules_)
-        if (m % r.divisor == 0) words_ += r.word;
-      if (words_.size() == start) { table_[m] = {0, 0}; continue; }
-      words_ += '\n';
-      if (words_.size() > kMaxTableWords) { table_.clear(); words_.clear(); }  // fall back to residues
-      else table_[m] = {static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(words_.size() - start)};
-    }
-  }
-  if (!table_.empty()) {
-    phase_ = mod_decimal(o.from, table_.size());
-  } else {
+  if (std::uint64_t const period = small_period(rules_); period != 0) build_table(period);
+  if (table_.empty()) {
     for (rule const& r : rules_) residues_.push_back(mod_decimal(o.from, r.divisor));
-    line_.clear();
-    for (std::size_t i = 0; i < rules_.size(); ++i)
-      if (residues_[i] == 0) line_ += rules_[i].word;
-    if (!line_.empty()) line_ += '\n';
+    build_line();
+    return;
   }
+  phase_ = mod_decimal(o.from, table_.size());
+  decade_step_ = std::gcd(table_.size(), std::size_t{10});
+  std::size_t longest = kMaxDecadeDigits + 1;
+  for (entry const& e : table_) longest = std::max<std::size_t>(longest, e.size);
+  decades_on_ = 10 * longest <= UINT16_MAX &&  // number_at offsets
+                table_.size() / decade_step_ * 10 * longest <= kMaxDecadeText;
+}
+
+// table_[m] names the words line of every N with N mod period == m.
+void checker::build_table(std::uint64_t period) {
+  table_.resize(period);
+  for (std::uint64_t m = 0; m < period; ++m) {
+    std::size_t const start = words_.size();
+    for (rule const& r : rules_)
+      if (m % r.divisor == 0) words_ += r.word;
+    if (words_.size() == start) {
+      table_[m] = {0, 0};
+      continue;
+    }
+    words_ += '\n';
+    if (words_.size() > kMaxTableWords) {  // long words: count residues instead
+      table_.clear();
+      words_.clear();
+      return;
+    }
+    table_[m] = {static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(words_.size() - start)};
+  }
+  words_.append(kPad, '\0');
 }
 
 // The expected line for the current N, with its '\n'.
@@ -77,41 +124,192 @@ std::string_view checker::expected() const noexcept {
   if (!table_.empty()) {
     entry const e = table_[phase_];
     if (e.size != 0) return {words_.data() + e.offset, e.size};
-    return number_;
+    return {number_.data(), number_size_};
   }
-  return line_.empty() ? std::string_view(number_) : std::string_view(line_);
+  if (line_size_ != 0) return {line_.data(), line_size_};
+  return {number_.data(), number_size_};
 }
 
 // N -> N + 1.
 void checker::advance() noexcept {
-  char& last = number_[number_.size() - 2];
-  if (last != '9') ++last;
-  else carry_digit();
+  char& last = number_[number_size_ - 2];
+  if (last != '9')
+    ++last;
+  else
+    carry_digit();
   if (!table_.empty()) {
     if (++phase_ == table_.size()) phase_ = 0;
     return;
   }
-  line_.clear();
-  for (std::size_t i = 0; i < rules_.size(); ++i) {
+  for (std::size_t i = 0; i < rules_.size(); ++i)
     if (++residues_[i] == rules_[i].divisor) residues_[i] = 0;  // r < d, so r + 1 cannot overflow
-    if (residues_[i] == 0) line_ += rules_[i].word;  // capacity is kept: no allocation once warm
+  build_line();
+}
+
+// The words line of N from the residues; line_ keeps its capacity, so no allocation once warm.
+void checker::build_line() {
+  line_.clear();
+  for (std::size_t i = 0; i < rules_.size(); ++i)
+    if (residues_[i] == 0) line_ += rules_[i].word;
+  if (line_.empty()) {
+    line_size_ = 0;
+    return;
   }
-  if (!line_.empty()) line_ += '\n';
+  line_ += '\n';
+  line_size_ = line_.size();
+  line_.append(kPad, '\0');
 }
 
 // The slow part of the increment: trailing 9s become 0s; all 9s grow the number by one digit.
 void checker::carry_digit() noexcept {
-  std::size_t i = number_.size() - 1;  // at the '\n'
+  std::size_t i = number_size_ - 1;  // at the '\n'
   while (i > 0 && number_[i - 1] == '9') number_[--i] = '0';
-  if (i > 0) ++number_[i - 1];
-  else number_.insert(number_.begin(), '1');
+  if (i > 0) {
+    ++number_[i - 1];
+  } else {
+    number_.insert(number_.begin(), '1');
+    ++number_size_;
+  }
+}
+
+// Templates for the decades of `digits`-digit numbers, one per N mod period (N ends in 0, so
+// N mod period is a multiple of decade_step_). Rebuilt when the number gains a digit.
+void checker::build_decades(std::size_t digits) {
+  decade_digits_ = digits;
+  decades_.clear();
+  decade_text_.clear();
+  decade_ignored_.clear();
+  std::string open;  // per template byte: 1 when the template does not fix it
+  std::size_t const period = table_.size();
+  for (std::size_t phase = 0; phase < period; phase += decade_step_) {
+    decade d{};
+    d.offset = static_cast<std::uint32_t>(decade_text_.size());
+    for (std::size_t j = 0; j < 10; ++j) {
+      entry const t = table_[(phase + j) % period];
+      if (t.size != 0) {
+        decade_text_.append(words_, t.offset, t.size);
+        open.append(t.size, 0);
+      } else {
+        d.number_at[d.numbers++] = static_cast<std::uint16_t>(decade_text_.size() - d.offset);
+        decade_text_.append(digits - 1, '\0');  // the high digits: compared with number_
+        open.append(digits - 1, 1);
+        decade_text_ += static_cast<char>('0' + j);
+        decade_text_ += '\n';
+        open.append(2, 0);
+      }
+    }
+    d.size = static_cast<std::uint32_t>(decade_text_.size() - d.offset);
+    std::size_t const pad = (kPad - d.size % kPad) % kPad;
+    decade_text_.append(pad, '\0');
+    open.append(pad, 1);
+    decades_.push_back(d);
+  }
+  for (std::size_t c = 0; c < open.size(); c += kPad) {
+    std::uint32_t mask = 0;
+    for (std::size_t i = 0; i < kPad; ++i) mask |= std::uint32_t{open[c + i] != 0} << i;
+    decade_ignored_.push_back(mask);
+  }
+}
+
+// Ten lines per step, from an N that ends in 0: a few 32-byte compares against the template, and
+// one of each number line's high digits against those of N. No state changes per line, and the
+// one store per step (N += 10) is far from the loads. Stops at a mismatch (verify_short_lines
+// then finds the line), near the end of the data, or when N gains a digit.
+char const* checker::verify_decades(char const* p, char const* end) {
+  std::size_t const digits = number_size_ - 1;
+  if (!decades_on_ || digits < 2 || digits > kMaxDecadeDigits || number_[digits - 1] != '0') return p;
+  if (digits != decade_digits_) build_decades(digits);
+  std::size_t const period = table_.size();
+  std::size_t const step = 10 % period;
+  std::size_t phase = phase_;
+  std::uint64_t lines = lines_;
+  char* const num = number_.data();
+  std::uint64_t const past_high = ~std::uint64_t{0} << (digits - 1);
+  for (;;) {
+    decade const& d = decades_[phase / decade_step_];
+    if (static_cast<std::size_t>(end - p) < d.size + kPad) break;
+    char const* const t = decade_text_.data() + d.offset;
+    std::uint32_t const* const open = decade_ignored_.data() + d.offset / kPad;
+    bool ok = true;
+    for (std::size_t c = 0; c * kPad < d.size; ++c)
+      ok &= ((same32(p + c * kPad, t + c * kPad) | open[c]) & kAll32) == kAll32;
+    for (std::size_t i = 0; i < d.numbers; ++i)
+      ok &= ((same32(p + d.number_at[i], num) | past_high) & kAll32) == kAll32;
+    if (!ok) break;
+    p += d.size;
+    lines += 10;
+    phase += step;
+    if (phase >= period) phase -= period;
+    // N += 10: the tens digit and its carry; the last digit stays 0.
+    if (num[digits - 2] != '9') {
+      ++num[digits - 2];
+      continue;
+    }
+    num[digits - 1] = '9';
+    carry_digit();
+    if (number_size_ != digits + 1) break;  // one digit more (number_ may have moved)
+  }
+  phase_ = phase;
+  lines_ = lines;
+  return p;
+}
+
+// The hot loop of the table case, everything in locals. At least kPad input bytes are left, so a
+// line of up to kPad bytes is compared with one 32-byte compare, without a branch on its length.
+// Stops at anything else: a long line, a mismatch, the end of the data.
+char const* checker::verify_short_lines(char const* p, char const* end) noexcept {
+  entry const* const table = table_.data();
+  std::size_t const period = table_.size();
+  char const* const words = words_.data();
+  char* num = number_.data();
+  std::size_t num_size = number_size_;
+  // The last digit lives in a register: a byte store followed by a wide load over it would
+  // stall store forwarding on every line. number_ gets it back on the way out.
+  char last = num[num_size - 2];
+  std::size_t phase = phase_;
+  std::uint64_t lines = lines_;
+  while (static_cast<std::size_t>(end - p) >= kPad) {
+    entry const t = table[phase];
+    bool const is_word = t.size != 0;
+    char const* const e = (is_word ? words : num) + t.offset;  // selects, no branch
+    std::size_t const n = is_word ? t.size : num_size;
+    if (n > kPad) break;
+    // Bytes past the line, and the last digit, do not count.
+    std::uint64_t const ignored = (~std::uint64_t{0} << n) | (std::uint64_t{!is_word} << (n - 2));
+    bool const text_ok = ((same32(p, e) | ignored) & kAll32) == kAll32;
+    bool const digit_ok = is_word | (p[n - 2] == last);
+    if (!(text_ok & digit_ok)) break;
+    p += n;
+    ++lines;
+    if (++phase == period) phase = 0;
+    if (++last > '9') {
+      num[num_size - 2] = '9';
+      carry_digit();  // may grow number_
+      num = number_.data();
+      num_size = number_size_;
+      last = '0';
+      if (decades_on_ && num_size - 1 <= kMaxDecadeDigits) break;  // N ends in 0: verify_decades
+    }
+  }
+  num[num_size - 2] = last;
+  phase_ = phase;
+  lines_ = lines;
+  return p;
 }
 
 // Verifies whole lines while the rest of the expected line fits in [p, end); returns where it
 // stopped. Comparing the expected line and its '\n' needs no search for the newline.
-char const* checker::verify_lines(char const* p, char const* end) noexcept {
+char const* checker::verify_lines(char const* p, char const* end) {
   char const* const start = p;
   for (;;) {
+    if (!table_.empty()) {
+      char const* const q = verify_short_lines(verify_decades(p, end), end);
+      if (q != p) {  // progress: perhaps at the start of a decade again
+        p = q;
+        continue;
+      }
+    }
+    // One line the fast paths left: a long one, a bad one, or one near the end of the data.
     std::string_view const e = expected();
     if (static_cast<std::size_t>(end - p) < e.size()) break;
     if (std::memcmp(p, e.data(), e.size()) != 0) break;
@@ -200,6 +398,7 @@ result checker::finish() {
 
 result check_fd(int fd, options const& o) {
   checker c(o);
+  // The pipe's size is left alone on purpose: a vmsplice writer may size its buffer reuse by it.
   auto const buf = std::make_unique_for_overwrite<char[]>(kReadSize);
   for (;;) {
     ssize_t const n = ::read(fd, buf.get(), kReadSize);

@@ -1,8 +1,10 @@
 #pragma once
 // `fizzgen check`: the independent judge of a FizzBuzz stream. It shares no code with generators/:
 // it keeps the current number as an ASCII digit string incremented in place, knows which words are
-// due from small residues, and compares each input line with memcmp. No big-number division per
-// line, no allocation per line.
+// due from a table indexed by N mod lcm(divisors) (or a residue per rule when that lcm is large),
+// and compares the input with the expected bytes, '\n' included, so it never searches for newlines:
+// ten lines at a time against a template where it can, one line at a time where it cannot.
+// No big-number division per line, no allocation per line.
 
 #include <cstdint>
 #include <cstdio>
@@ -18,22 +20,24 @@ struct rule {
 };
 
 struct options {
-  std::string from = "1";    ///< decimal digits, no leading zeros, > 0; any length
-  std::vector<rule> rules;   ///< in output order; empty means the classic 3:Fizz 5:Buzz
+  std::string from = "1";   ///< decimal digits, no leading zeros, > 0; any length
+  std::vector<rule> rules;  ///< in output order; empty means the classic 3:Fizz 5:Buzz
 };
 
 struct result {
   bool ok = true;
-  std::uint64_t lines = 0;       ///< complete ('\n'-terminated) lines verified; a cut-off final line is not counted
+  std::uint64_t lines = 0;       ///< '\n'-terminated lines verified (a cut-off final line is not one)
   std::uint64_t bytes = 0;       ///< bytes verified, including a valid cut-off final line
   std::uint64_t tail_bytes = 0;  ///< on success: length of a valid cut-off final line (0 if none)
   // On failure (lines and bytes then count what came before the bad line):
-  std::uint64_t bad_line = 0;    ///< 1-based line number within the stream
-  std::uint64_t bad_offset = 0;  ///< byte offset of the start of the bad line
-  std::string expected;          ///< expected line text, without '\n'
-  std::string actual;            ///< actual line text without '\n', at most 200 bytes
-  bool actual_truncated = false; ///< the actual line went on past those 200 bytes
-  std::string reason;            ///< "wrong line", "empty line" or "wrong cut-off final line"
+  std::uint64_t bad_line = 0;     ///< 1-based line number within the stream
+  std::uint64_t bad_offset = 0;   ///< byte offset of the start of the bad line
+  std::string expected;           ///< expected line text, without '\n'
+  std::string actual;             ///< actual line text without '\n', at most 200 bytes
+  bool actual_truncated = false;  ///< the actual line went on past those 200 bytes
+  std::string reason;             ///< "wrong line", "empty line" or "wrong cut-off final line"
+
+  friend bool operator==(result const&, result const&) = default;
 };
 
 /// Verifies a stream fed in pieces; any split of the same stream gives the same result.
@@ -42,9 +46,6 @@ class checker {
  public:
   /// Throws std::invalid_argument when `o` breaks the contracts stated in `options` and `rule`.
   explicit checker(options const& o);
-  // The expected line points into the object's own strings.
-  checker(checker const&) = delete;
-  checker& operator=(checker const&) = delete;
 
   /// Checks the next bytes of the stream. Returns true while it wants more: until a mismatch is
   /// found and the bad line's text (up to '\n' or 200 bytes) is collected; later feeds are ignored.
@@ -57,29 +58,51 @@ class checker {
     std::uint32_t offset;  // into words_
     std::uint32_t size;    // with the '\n'; 0: the line is the number
   };
+  struct decade {                 // the ten lines from an N that ends in 0
+    std::uint32_t offset;         // into decade_text_, a whole number of chunks
+    std::uint32_t size;           // bytes of the ten lines
+    std::uint32_t numbers;        // how many of them are numbers
+    std::uint16_t number_at[10];  // where each number line starts
+  };
 
+  void build_table(std::uint64_t period);
   std::string_view expected() const noexcept;
   void advance() noexcept;
+  void build_line();
   void carry_digit() noexcept;
-  char const* verify_lines(char const* p, char const* end) noexcept;
+  void build_decades(std::size_t digits);
+  char const* verify_decades(char const* p, char const* end);
+  char const* verify_short_lines(char const* p, char const* end) noexcept;
+  char const* verify_lines(char const* p, char const* end);
   void fail(char const* p, char const* end);
   void collect(char const* p, char const* end);
 
-  std::string number_;  // digits of N, then '\n'
+  // Every expected line is followed by readable padding so it can be compared 32 bytes at a time.
+  std::string number_;           // digits of N, '\n', padding
+  std::size_t number_size_ = 0;  // digits and '\n'
   // Small period (lcm of the divisors): table_[N mod period] names the words line.
   std::vector<entry> table_;
   std::string words_;
   std::size_t phase_ = 0;
+  // Ten lines at a time: for each N mod period (a multiple of decade_step_), the ten lines as a
+  // template whose number lines lack their high digits, which all equal those of N.
+  bool decades_on_ = false;
+  std::size_t decade_step_ = 1;    // gcd(period, 10)
+  std::size_t decade_digits_ = 0;  // digit count of N the templates are built for
+  std::vector<decade> decades_;
+  std::string decade_text_;
+  std::vector<std::uint32_t> decade_ignored_;  // per chunk: bytes the template leaves open
   // Otherwise: N mod divisor per rule, and the words line built in line_.
   std::vector<rule> rules_;
   std::vector<std::uint64_t> residues_;
-  std::string line_;  // words of N then '\n', or empty when N gets its digits
+  std::string line_;           // words of N, '\n', padding
+  std::size_t line_size_ = 0;  // words and '\n'; 0 when N gets its digits
 
   std::uint64_t lines_ = 0;
-  std::uint64_t bytes_ = 0;   // offset of the current line
-  std::size_t partial_ = 0;   // bytes of the current line already matched (a cut across feeds)
+  std::uint64_t bytes_ = 0;  // offset of the current line
+  std::size_t partial_ = 0;  // bytes of the current line already matched (a cut across feeds)
   bool failed_ = false;
-  bool collecting_ = false;   // still reading the bad line's text
+  bool collecting_ = false;  // still reading the bad line's text
   result failure_;
 };
 

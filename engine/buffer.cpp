@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <new>
 #include <utility>
 
@@ -31,6 +32,17 @@ buffer::~buffer() {
 
 buffer::buffer(buffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+std::size_t anon_huge_kb() noexcept {
+  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  std::size_t kb = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr)
+    if (std::sscanf(line, "AnonHugePages: %zu kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb;
+}
 
 bool buffer::discard() noexcept { return sys::madvise(data_, size_, MADV_DONTNEED) == 0; }
 

@@ -30,4 +30,7 @@ class buffer {
   std::size_t size_ = 0;
 };
 
+/// AnonHugePages of this process in kB (from /proc/self/smaps_rollup), 0 when unknown.
+std::size_t anon_huge_kb() noexcept;
+
 }  // namespace fizzgen

@@ -6,14 +6,22 @@
 #include <exception>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #include "engine/buffer.hpp"
 #include "engine/cpus.hpp"
 #include "engine/spin.hpp"
 
 namespace fizzgen {
+
+std::string_view to_string(reuse_policy p) noexcept { return p == reuse_policy::always ? "always" : "never"; }
+
 namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_between(clock_type::time_point a, clock_type::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 /// The turn: the index (mod 2^32) of the next chunk to emit. Only equality is ever tested and at
 /// most T chunks wait at once, so 32 bits never alias; a 32-bit word lets waiters sleep on a futex.
@@ -22,33 +30,54 @@ struct alignas(64) turn_word {
 };
 static_assert(sizeof(turn_word) == 64);
 
+/// Pipe slots emitted so far, published by each turn holder after its emit.
+struct alignas(64) slot_counter {
+  std::atomic<std::uint64_t> emitted{0};
+};
+static_assert(sizeof(slot_counter) == 64);
+
 /// Moving the turn this far away wakes every waiter without handing the turn to any of them.
 constexpr std::uint32_t kStopOffset = 0x8000'0000u;
+
+/// One buffer and what the worker knows about its contents.
+struct slot_buffer {
+  explicit slot_buffer(std::size_t capacity) : memory(capacity) {}
+  buffer memory;
+  std::uint64_t lines = 0;        ///< lines of the chunk it holds, 0: never filled
+  std::size_t bytes = 0;          ///< bytes of that chunk
+  bool referenced = false;        ///< handed to the kernel by reference (vmsplice)
+  std::uint64_t slots_after = 0;  ///< pipe slots emitted up to and including this buffer
+};
 
 class pipeline {
  public:
   pipeline(generator const& gen, sink& out, run_options const& options)
-      : gen_(gen), out_(out), options_(options) {}
+      : gen_(gen), out_(out), options_(options), n_buffers_(buffers_per_worker()) {}
 
   run_report run() {
     run_report report;
     report.threads = options_.threads;
-    auto const start = std::chrono::steady_clock::now();
+    report.buffers_per_worker = n_buffers_;
+    report.workers.resize(options_.threads);
+    auto const start = clock_type::now();
     if (!options_.byte_limit || *options_.byte_limit > 0) {
       std::vector<int> const cpus = options_.pin ? allowed_cpus() : std::vector<int>{};
       std::vector<std::jthread> workers;
       for (unsigned w = 0; w < options_.threads; ++w)
-        workers.emplace_back([this, w, &cpus] {
+        workers.emplace_back([this, w, &cpus, &report] {
+          worker_stats& stats = report.workers[w];
           try {
-            if (!cpus.empty() && pin_current_thread(cpus[w % cpus.size()]))
+            if (!cpus.empty() && pin_current_thread(cpus[w % cpus.size()])) {
+              stats.cpu = cpus[w % cpus.size()];
               pinned_.fetch_add(1, std::memory_order_relaxed);
-            work(w);
+            }
+            work(w, stats);
           } catch (std::exception const& e) {
             abort_with(e.what());
           }
         });
     }
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.seconds = seconds_between(start, clock_type::now());
     // The workers have been joined: everything they wrote is visible here.
     report.bytes = bytes_;
     report.status = status_;
@@ -58,17 +87,34 @@ class pipeline {
       report.error = abort_error_;
     }
     report.pinned = pinned_.load(std::memory_order_relaxed);
+    report.huge_pages_kb = huge_kb_;
     return report;
   }
 
  private:
-  void work(unsigned w) {
-    unsigned const n_buffers = std::max(1u, options_.buffers_per_worker);
-    std::vector<buffer> buffers;
-    for (unsigned b = 0; b < n_buffers; ++b) buffers.emplace_back(gen_.chunk_capacity());
-    std::vector<std::uint64_t> filled_lines(n_buffers, 0);  // lines in the buffer, 0: not filled
-    std::vector<std::size_t> filled_bytes(n_buffers, 0);
-    std::vector<bool> referenced(n_buffers, false);  // the kernel may still hold its pages
+  /// Enough buffers that, in steady state, the chunks emitted after a buffer fill the pipe twice
+  /// before the worker comes back to it, so in-place reuse rarely finds it still in the pipe.
+  unsigned buffers_per_worker() const {
+    if (options_.buffers_per_worker != 0) return options_.buffers_per_worker;
+    std::size_t const chunk = std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096);  // chunks often run short of capacity
+    std::size_t const pipe = std::max<std::size_t>(out_.pipe_size(), 65536);
+    std::size_t const needed = (2 * pipe + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
+    return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 16));
+  }
+
+  /// True when the pages of a buffer that was vmspliced may be written again.
+  bool may_rewrite(slot_buffer const& b) const noexcept {
+    if (!b.referenced) return true;
+    if (options_.reuse == reuse_policy::never) return false;
+    // Every slot of the pipe has been filled after the buffer's last one: it has left our pipe.
+    std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
+    return pipe_slots > 0 && slots_.emitted.load(std::memory_order_acquire) >= b.slots_after + pipe_slots;
+  }
+
+  void work(unsigned w, worker_stats& stats) {
+    std::vector<slot_buffer> buffers;
+    buffers.reserve(n_buffers_);
+    for (unsigned b = 0; b < n_buffers_; ++b) buffers.emplace_back(gen_.chunk_capacity());
     bool const constant = gen_.constant();
     spin_policy const spin;
 
@@ -76,27 +122,43 @@ class pipeline {
       std::uint64_t const index = w + k * options_.threads;
       std::optional<chunk> const c = gen_.plan(index);
       if (!c) return;
-      std::size_t const b = k % n_buffers;
-      // A constant generator's buffer already holds this chunk's bytes; anything else is refilled,
-      // on fresh pages if the pipe may still reference the old ones.
-      if (!(constant && filled_lines[b] == c->lines)) {
-        if (referenced[b]) buffers[b].discard();
-        referenced[b] = false;
-        filled_bytes[b] = gen_.fill(*c, buffers[b].span());
-        filled_lines[b] = c->lines;
+      slot_buffer& b = buffers[k % n_buffers_];
+      auto const t0 = clock_type::now();
+      // A constant generator's buffer (or any buffer in pipe-only mode) already holds the bytes
+      // to emit; anything else is refilled, on fresh pages unless it provably left the pipe.
+      bool const keep = b.lines != 0 && (options_.pipe_only || (constant && b.lines == c->lines));
+      if (!keep) {
+        if (b.referenced) {
+          if (may_rewrite(b)) {
+            ++stats.reused;
+          } else {
+            b.memory.discard();
+            ++stats.discarded;
+          }
+        }
+        b.referenced = false;
+        b.bytes = gen_.fill(*c, b.memory.span());
+        b.lines = c->lines;
+        if (w == 0 && k == 0) huge_kb_ = anon_huge_kb();  // the first chunk is in place: did THP back it?
       }
+      auto const t1 = clock_type::now();
 
       auto const mine = static_cast<std::uint32_t>(index);
-      spin.wait(turn_.next, [&](std::uint32_t v) { return v == mine || stop_.load(std::memory_order_relaxed); });
+      stats.wait_retries +=
+          spin.wait(turn_.next, [&](std::uint32_t v) { return v == mine || stop_.load(std::memory_order_relaxed); });
       // Acquire pairs with the release store of the thread that set stop_ before moving the turn.
       if (turn_.next.load(std::memory_order_acquire) != mine || stop_.load(std::memory_order_relaxed)) return;
+      auto const t2 = clock_type::now();
 
       // This thread holds the turn: bytes_, status_ and error_ are ours until we pass it on.
-      std::size_t size = filled_bytes[b];
-      if (options_.byte_limit) size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
-      emit_status const status = out_.emit({buffers[b].data(), size});
+      std::size_t size = b.bytes;
+      if (options_.byte_limit)
+        size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
+      emit_status const status = out_.emit({b.memory.data(), size});
       bytes_ += size;
-      referenced[b] = out_.shares_pages();
+      b.referenced = b.referenced || out_.shares_pages();
+      b.slots_after = out_.slots();
+      slots_.emitted.store(b.slots_after, std::memory_order_release);  // pairs with may_rewrite's acquire
       bool const done = status != emit_status::ok || (options_.byte_limit && bytes_ >= *options_.byte_limit);
       if (done) {
         status_ = status;
@@ -107,6 +169,13 @@ class pipeline {
         turn_.next.store(mine + 1, std::memory_order_release);  // pairs with the next holder's acquire
       }
       turn_.next.notify_all();
+      auto const t3 = clock_type::now();
+
+      stats.chunks += 1;
+      stats.bytes += size;
+      stats.fill_seconds += seconds_between(t0, t1);
+      stats.wait_seconds += seconds_between(t1, t2);
+      stats.emit_seconds += seconds_between(t2, t3);
       if (done) return;
     }
   }
@@ -123,11 +192,14 @@ class pipeline {
   generator const& gen_;
   sink& out_;
   run_options const& options_;
+  unsigned const n_buffers_;
   turn_word turn_;
+  slot_counter slots_;
   alignas(64) std::atomic<bool> stop_{false};
   std::atomic<unsigned> pinned_{0};
   std::mutex abort_mutex_;
   std::string abort_error_;  ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;  ///< written by worker 0 before the join
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;
   std::string error_;

@@ -5,17 +5,41 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
 
 namespace fizzgen {
 
+/// When may a buffer that was vmspliced be rewritten in place?
+enum class reuse_policy {
+  never,   ///< never: fresh pages (MADV_DONTNEED) before every rewrite; correct for every reader
+  always,  ///< once the slots spliced after it fill our pipe: it has left the pipe (the
+           ///< leaderboard mode; a reader that forwards pages with splice can still see changes)
+};
+std::string_view to_string(reuse_policy p) noexcept;
+
 struct run_options {
   unsigned threads = 1;                      ///< workers, >= 1
   std::optional<std::uint64_t> byte_limit;   ///< stop after exactly this many bytes (may cut a line)
   bool pin = true;                           ///< pin worker w to the w-th allowed CPU
-  unsigned buffers_per_worker = 2;           ///< >= 1; 2 lets a worker fill while its last chunk drains
+  unsigned buffers_per_worker = 0;           ///< 0: enough to cover the pipe twice over
+  reuse_policy reuse = reuse_policy::never;
+  bool pipe_only = false;                    ///< fill each buffer once, then emit it again and again
+};
+
+/// What one worker did, in seconds of wall time.
+struct worker_stats {
+  std::uint64_t chunks = 0, bytes = 0;
+  double fill_seconds = 0;  ///< generating
+  double wait_seconds = 0;  ///< waiting for the turn
+  double emit_seconds = 0;  ///< in the output syscalls
+  std::uint64_t wait_retries = 0;
+  std::uint64_t reused = 0;     ///< refills in place
+  std::uint64_t discarded = 0;  ///< refills on fresh pages
+  int cpu = -1;                 ///< pinned CPU, -1 when unpinned
 };
 
 struct run_report {
@@ -25,6 +49,9 @@ struct run_report {
   std::string error;                     ///< set when status is failed
   unsigned threads = 0;
   unsigned pinned = 0;  ///< workers that were pinned to a CPU
+  unsigned buffers_per_worker = 0;
+  std::size_t huge_pages_kb = 0;  ///< AnonHugePages of the process once the first chunk was filled
+  std::vector<worker_stats> workers;
 };
 
 /// Streams gen into out until the generator ends, the byte limit is reached, the reader goes away

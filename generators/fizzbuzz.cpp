@@ -66,27 +66,71 @@ std::uint64_t lines_before_rollover(std::string const& n) noexcept {
   return pow10 - tail;
 }
 
+/// Average line length at a digit width, over one rule period (capped): what sizes chunks.
+double average_line(rule_set const& rules, std::size_t width) {
+  constexpr std::uint64_t kSample = 3000;  // lines sampled when the period is longer
+  std::uint64_t const period = rule_period(rules, kSample);
+  std::uint64_t const n = period != 0 ? period : kSample;
+  std::uint64_t bytes = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::size_t line = 0;
+    for (auto const& r : rules)
+      if (i % r.divisor == 0) line += r.word.size();
+    bytes += (line == 0 ? width : line) + 1;
+  }
+  return static_cast<double>(bytes) / static_cast<double>(n);
+}
+
 }  // namespace
 
 
 fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
                    std::size_t chunk_bytes, kernel_arch const& arch)
-    : from_(std::move(from)), rules_(std::move(rules)), arch_(&arch) {
+    : from_(std::move(from)), rules_(std::move(rules)), total_lines_(total_lines), arch_(&arch) {
   for (auto const& r : rules_) from_residues_.push_back(from_.mod(r.divisor));
   classic_ = rules_ == classic_rules() && arch_->blocks != nullptr;
   from_mod30_ = from_.mod(30);
-  // The longest line any chunk can hold: line offsets are 64-bit, so no number has more digits
-  // than from + 2^64 - 1.
   std::size_t words = 0;
   for (auto const& r : rules_) words += r.word.size();
-  std::size_t const max_line = std::max(from_.plus(UINT64_MAX).digits().size(), words) + 1;
-  std::uint64_t lines = std::max<std::size_t>(1, chunk_bytes / max_line);
-  // Whole rule periods per chunk keep every chunk starting at the same phase when possible.
-  if (std::uint64_t const period = rule_period(rules_, lines); period != 0 && period <= lines)
-    lines -= lines % period;
-  plan_ = line_plan{lines, total_lines};
+
+  // One segment per digit width until line offsets leave 64 bits. Chunk sizes follow the average
+  // line of the width, so chunks stay near chunk_bytes as numbers grow.
+  std::uint64_t chunk = 0;
+  for (std::size_t width = from_.digits().size();; ++width) {
+    segment seg;
+    seg.first_line = segments_.empty() ? 0 : segments_.back().end_line;
+    std::string power_of_ten(width + 1, '0');  // 10^width: the first number one digit wider
+    power_of_ten[0] = '1';
+    decimal const next_width = *decimal::parse(power_of_ten);
+    seg.end_line = next_width.minus(from_).value_or(UINT64_MAX);
+    double const line = average_line(rules_, width);
+    std::uint64_t lines = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(chunk_bytes) / line));
+    // Whole rule periods per chunk keep every chunk of the segment at the same phase.
+    if (std::uint64_t const period = rule_period(rules_, lines); period != 0 && period <= lines)
+      lines -= lines % period;
+    seg.lines_per_chunk = lines;
+    seg.first_chunk = chunk;
+    max_lines_ = std::max(max_lines_, lines);
+    capacity_ = std::max(capacity_, static_cast<std::size_t>(lines) * (std::max(width, words) + 1));
+    segments_.push_back(seg);
+    if (seg.end_line == UINT64_MAX) break;
+    chunk += (seg.end_line - seg.first_line + lines - 1) / lines;
+  }
   // The vector kernel stores up to one vector past the last line.
-  capacity_ = static_cast<std::size_t>(lines) * max_line + arch_->vector_bytes;
+  capacity_ += arch_->vector_bytes;
+}
+
+std::optional<chunk> fizzbuzz::plan(std::uint64_t index) const noexcept {
+  // Segments are few (one per digit width): a linear search is the simplest correct lookup.
+  segment const* seg = &segments_.front();
+  for (segment const& s : segments_)
+    if (s.first_chunk <= index) seg = &s;
+  std::uint64_t const k = index - seg->first_chunk;
+  if (k > (seg->end_line - seg->first_line) / seg->lines_per_chunk) return std::nullopt;
+  std::uint64_t const first = seg->first_line + k * seg->lines_per_chunk;
+  std::uint64_t const end = std::min(seg->end_line, total_lines_.value_or(UINT64_MAX));
+  if (first >= end) return std::nullopt;
+  return chunk{index, first, std::min(seg->lines_per_chunk, end - first)};
 }
 
 std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {

@@ -17,23 +17,33 @@ class fizzbuzz final : public generator {
   static constexpr std::size_t kDefaultChunkBytes = std::size_t{1} << 20;
 
   /// Lines from..from+total_lines-1 (unbounded when total_lines is nullopt); from > 0, rules
-  /// non-empty. Chunks hold at most chunk_bytes bytes (more only when one line is longer). The
-  /// classic rules run on `arch`'s vector kernel where the digit width allows.
+  /// non-empty. Chunks hold about chunk_bytes bytes on average (at least one line), and never mix
+  /// digit widths. The classic rules run on `arch`'s vector kernel where the width allows.
   fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
            std::size_t chunk_bytes = kDefaultChunkBytes, kernel_arch const& arch = default_arch());
 
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
-  std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_(index); }
+  std::optional<chunk> plan(std::uint64_t index) const noexcept override;
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
 
-  std::uint64_t lines_per_chunk() const noexcept { return plan_.lines_per_chunk; }
+  /// The most lines any chunk holds.
+  std::uint64_t lines_per_chunk() const noexcept { return max_lines_; }
   kernel_arch const& arch() const noexcept { return *arch_; }
+  /// True when the vector kernel writes (most of) the stream: classic rules and a vector arch.
+  bool uses_kernel() const noexcept { return classic_; }
 
  private:
   decimal from_;
   rule_set rules_;
   std::vector<std::uint64_t> from_residues_;  ///< from mod each divisor
-  line_plan plan_;
+  /// Lines of one digit width: offsets [first_line, end_line) from `from`, cut into chunks of
+  /// lines_per_chunk lines; chunk numbering continues from segment to segment.
+  struct segment {
+    std::uint64_t first_line = 0, end_line = 0, lines_per_chunk = 1, first_chunk = 0;
+  };
+  std::vector<segment> segments_;
+  std::optional<std::uint64_t> total_lines_;
+  std::uint64_t max_lines_ = 0;
   std::size_t capacity_ = 0;
   kernel_arch const* arch_;
   bool classic_ = false;     ///< rules are 3:Fizz 5:Buzz: the vector kernel applies

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -54,16 +55,33 @@ class write_sink final : public sink {
 /// vmsplice(2): the pipe takes references to our pages instead of copying them.
 class vmsplice_sink final : public sink {
  public:
-  vmsplice_sink(int fd, std::size_t pipe_size) : fd_(fd), pipe_size_(pipe_size) {}
+  static constexpr std::uintptr_t kPage = 4096;
+  /// Polls of a full pipe before sleeping in poll(2), when spinning.
+  static constexpr int kSpins = 1 << 16;
+
+  vmsplice_sink(int fd, std::size_t pipe_size, bool spin) : fd_(fd), pipe_size_(pipe_size), spin_(spin) {}
+
   emit_status emit(std::span<std::byte const> data) noexcept override {
+    unsigned const flags = spin_ ? SPLICE_F_NONBLOCK : 0;
+    int full = 0;  // consecutive EAGAINs
     while (!data.empty()) {
       iovec iov{const_cast<std::byte*>(data.data()), data.size()};
-      ssize_t const n = sys::vmsplice(fd_, &iov, 1, 0);
+      ssize_t const n = sys::vmsplice(fd_, &iov, 1, flags);
       if (n == -EAGAIN) {
+        if (spin_ && ++full < kSpins) {
+          cpu_pause();
+          continue;
+        }
+        full = 0;
         if (int const r = sys::poll_out(fd_); r < 0) return fail("poll", -r);
         continue;
       }
       if (n < 0) return fail("vmsplice", static_cast<int>(-n));
+      full = 0;
+      // The pipe takes one slot per page, or part of a page, of what was spliced.
+      auto const first = reinterpret_cast<std::uintptr_t>(data.data());
+      auto const last = first + static_cast<std::uintptr_t>(n) - 1;
+      slots_ += last / kPage - first / kPage + 1;
       data = data.subspan(static_cast<std::size_t>(n));
     }
     return emit_status::ok;
@@ -71,17 +89,30 @@ class vmsplice_sink final : public sink {
   bool shares_pages() const noexcept override { return true; }
   std::string_view path() const noexcept override { return "vmsplice"; }
   std::size_t pipe_size() const noexcept override { return pipe_size_; }
+  std::size_t current_pipe_size() const noexcept override {
+    int const now = sys::fcntl(fd_, F_GETPIPE_SZ, 0);
+    return now > 0 ? std::max(pipe_size_, static_cast<std::size_t>(now)) : pipe_size_;
+  }
+  std::uint64_t slots() const noexcept override { return slots_; }
 
  private:
+  static void cpu_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
   int fd_;
   std::size_t pipe_size_;
+  bool spin_;
+  std::uint64_t slots_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<sink> make_null_sink() { return std::make_unique<null_sink>(); }
 
-std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size) {
+std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin) {
   int const flags = sys::fcntl(fd, F_GETFL, 0);
   if (flags < 0) throw std::runtime_error("standard output is closed");
   // A read end on fd 1 would make vmsplice silently read into our buffers.
@@ -94,7 +125,7 @@ std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size) {
     if (current >= 0 && static_cast<std::size_t>(current) < wanted_pipe_size)
       sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(wanted_pipe_size));  // EPERM is fine: keep what we have
     int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
-    return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0);
+    return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0, spin);
   }
   return std::make_unique<write_sink>(fd);
 }

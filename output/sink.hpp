@@ -24,8 +24,12 @@ class sink {
   virtual bool shares_pages() const noexcept = 0;
   /// "vmsplice", "write", "null"...
   virtual std::string_view path() const noexcept = 0;
-  /// Pipe capacity granted by the kernel, 0 when the output is not a pipe.
+  /// Pipe capacity granted by the kernel at open, 0 when the output is not a pipe.
   virtual std::size_t pipe_size() const noexcept { return 0; }
+  /// Pipe capacity now (a reader may have grown the pipe); safe to call from any thread.
+  virtual std::size_t current_pipe_size() const noexcept { return pipe_size(); }
+  /// Pipe slots (one per page or part of a page) filled by emit() so far; 0 unless vmsplice.
+  virtual std::uint64_t slots() const noexcept { return 0; }
 
   /// What failed, after emit() returned failed: "write: No space left on device".
   std::string const& error() const noexcept { return error_; }
@@ -39,7 +43,8 @@ class sink {
 std::unique_ptr<sink> make_null_sink();
 
 /// The right sink for fd. Throws std::runtime_error with a user-facing message when fd cannot be
-/// written at all (closed, opened read-only).
-std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20);
+/// written at all (closed, opened read-only). With `spin`, a full pipe is polled with
+/// SPLICE_F_NONBLOCK for a bounded time before sleeping: worth it only when a core is free for it.
+std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20, bool spin = false);
 
 }  // namespace fizzgen

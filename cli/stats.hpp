@@ -1,0 +1,25 @@
+#pragma once
+// --stats (a human summary on stderr) and --stats-json FILE (the same, machine-readable).
+
+#include <cstdio>
+#include <string>
+
+#include "engine/run.hpp"
+
+namespace fizzgen::cli {
+
+/// What ran, beside the engine's own report.
+struct run_setup {
+  std::string mode;         ///< "stream", "generate-only", "pipe-only"
+  std::string arch;         ///< kernel arch used, "none" when the generator has no kernel
+  std::string output_path;  ///< "vmsplice", "write", "null"
+  std::string reuse;        ///< reuse policy and why
+  std::size_t pipe_size = 0;
+  bool spin = false;        ///< SPLICE_F_NONBLOCK polling
+};
+
+void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);
+/// Writes the JSON document; false when the file cannot be written.
+bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& report);
+
+}  // namespace fizzgen::cli

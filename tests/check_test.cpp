@@ -1,0 +1,564 @@
+// fizzgen check against streams built here the obvious way, one line at a time; nothing from
+// generators/ so that the judge and the judged never share a bug.
+
+#include "cli/check.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using fizzgen::check::checker;
+using fizzgen::check::options;
+using fizzgen::check::result;
+using fizzgen::check::rule;
+
+__extension__ typedef unsigned __int128 u128;  // GNU type; __extension__ keeps -Wpedantic quiet
+
+std::vector<rule> classic() { return {{3, "Fizz"}, {5, "Buzz"}}; }
+
+// ---- The reference: one line at a time -------------------------------------------------------
+
+std::string line_u64(std::uint64_t n, std::vector<rule> const& rules) {
+  std::string line;
+  for (rule const& r : rules)
+    if (n % r.divisor == 0) line += r.word;
+  return line.empty() ? std::to_string(n) : line;
+}
+
+/// Lines for from, from + 1, ... (from + count must stay below 2^64).
+std::string reference_u64(std::uint64_t from, std::vector<rule> rules, std::size_t count) {
+  if (rules.empty()) rules = classic();
+  std::string out;
+  for (std::uint64_t n = from; n < from + count; ++n) out += line_u64(n, rules) + "\n";
+  return out;
+}
+
+void increment(std::string& n) {
+  std::size_t i = n.size();
+  while (i > 0 && n[i - 1] == '9') n[--i] = '0';
+  if (i == 0)
+    n.insert(n.begin(), '1');
+  else
+    ++n[i - 1];
+}
+
+std::uint64_t mod(std::string const& n, std::uint64_t d) {
+  u128 r = 0;
+  for (char c : n) r = (r * 10 + static_cast<unsigned>(c - '0')) % d;
+  return static_cast<std::uint64_t>(r);
+}
+
+/// Lines for from, from + 1, ... with from a decimal string of any length.
+std::string reference(std::string from, std::vector<rule> rules, std::size_t count) {
+  if (rules.empty()) rules = classic();
+  std::string out;
+  for (std::size_t k = 0; k < count; ++k, increment(from)) {
+    std::string line;
+    for (rule const& r : rules)
+      if (mod(from, r.divisor) == 0) line += r.word;
+    out += (line.empty() ? from : line) + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> split_lines(std::string_view s) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s[i] == '\n') {
+      lines.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return lines;
+}
+
+// Byte offset where line `index` (0-based) starts.
+std::uint64_t offset_of_line(std::string_view s, std::size_t index) {
+  std::size_t pos = 0;
+  for (std::size_t k = 0; k < index; ++k) pos = s.find('\n', pos) + 1;
+  return pos;
+}
+
+options make(std::string from, std::vector<rule> rules = {}) {
+  options o;
+  o.from = std::move(from);
+  o.rules = std::move(rules);
+  return o;
+}
+
+result check_whole(options const& o, std::string_view s) {
+  checker c(o);
+  c.feed(s);
+  return c.finish();
+}
+
+// Feeds pieces of `piece` bytes, stopping when the checker wants no more.
+result check_pieces(options const& o, std::string_view s, std::size_t piece) {
+  checker c(o);
+  for (std::size_t i = 0; i < s.size(); i += piece)
+    if (!c.feed(s.substr(i, piece))) break;
+  return c.finish();
+}
+
+void expect_pass(options const& o, std::string const& s) {
+  result const r = check_whole(o, s);
+  EXPECT_TRUE(r.ok) << "from " << o.from << ": line " << r.bad_line << " expected '" << r.expected
+                    << "' got '" << r.actual << "'";
+  EXPECT_EQ(r.lines, split_lines(s).size());
+  EXPECT_EQ(r.bytes, s.size());
+  EXPECT_EQ(check_pieces(o, s, 4093), r);  // a prime piece size cuts lines everywhere
+}
+
+// ---- The reference itself ---------------------------------------------------------------------
+
+TEST(CheckReference, StringAndU64Agree) {
+  EXPECT_EQ(reference("1", {}, 100), reference_u64(1, {}, 100));
+  EXPECT_EQ(reference("18446744073709551000", {{7, "x"}, {3, "y"}}, 600),
+            reference_u64(18446744073709551000u, {{7, "x"}, {3, "y"}}, 600));
+  EXPECT_EQ(reference("1", {}, 15),
+            "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\nFizzBuzz\n");
+}
+
+// ---- Correct streams pass ---------------------------------------------------------------------
+
+TEST(CheckPass, EmptyInput) {
+  result const r = check_whole(make("1"), "");
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.lines, 0u);
+  EXPECT_EQ(r.bytes, 0u);
+}
+
+TEST(CheckPass, ClassicFromOneAcrossRollOvers) {
+  expect_pass(make("1"), reference_u64(1, {}, 200000));  // 9→10 ... 99999→100000
+}
+
+TEST(CheckPass, CustomRules) {
+  std::vector<rule> const rules{{2, "a"}, {7, "bb"}, {3, "c"}};
+  expect_pass(make("1", rules), reference_u64(1, rules, 50000));
+  expect_pass(make("999990", rules), reference_u64(999990, rules, 100));
+}
+
+TEST(CheckPass, StartsInEveryDigitCount) {
+  std::string nines = "9";
+  for (int digits = 1; digits <= 40; ++digits, nines += '9') {
+    std::string from = nines;
+    for (int k = 0; k < 7; ++k) from.back() = static_cast<char>(from.back() - 1);  // 10^d - 8
+    if (from == "2") from = "1";
+    expect_pass(make(from), reference(from, {}, 40));
+  }
+}
+
+TEST(CheckPass, Near1e20) {
+  expect_pass(make("99999999999999999000"), reference("99999999999999999000", {}, 2000));
+  expect_pass(make("100000000000000000000"), reference("100000000000000000000", {}, 1000));
+}
+
+TEST(CheckPass, Past2To64) {
+  // 2^64 = 18446744073709551616 sits in this window.
+  expect_pass(make("18446744073709551610"), reference("18446744073709551610", {}, 1000));
+  std::vector<rule> const rules{{2, "a"}, {7, "bb"}, {3, "c"}};
+  expect_pass(make("18446744073709551610", rules), reference("18446744073709551610", rules, 1000));
+}
+
+TEST(CheckPass, ThirtyFiveDigits) {
+  std::string const from = "12345678901234567890123456789012345";
+  expect_pass(make(from), reference(from, {}, 1000));
+  std::string const nines = "99999999999999999999999999999999990";
+  expect_pass(make(nines, {{4, "Four"}, {6, "Six"}}), reference(nines, {{4, "Four"}, {6, "Six"}}, 100));
+}
+
+TEST(CheckPass, HundredsOfDigits) {
+  std::string const from(300, '9');
+  expect_pass(make(from), reference(from, {}, 100));
+}
+
+TEST(CheckPass, LargePeriodUsesResidues) {
+  // lcm beyond the lookup table: the checker counts a residue per rule instead.
+  std::vector<rule> const a{{3, "Fizz"}, {5, "Buzz"}, {65537, "Big"}};
+  expect_pass(make("1", a), reference_u64(1, a, 140000));
+  std::vector<rule> const b{{1000003, "x"}, {999983, "y"}, {3, "z"}};
+  expect_pass(make("999982999990", b), reference_u64(999982999990u, b, 3000));
+  std::vector<rule> const max{{18446744073709551615u, "Max"}, {2, "Two"}};
+  expect_pass(make("18446744073709551600", max), reference("18446744073709551600", max, 100));
+  expect_pass(make("36893488147419103200", max),
+              reference("36893488147419103200", max, 100));  // 2 (2^64 - 1)
+}
+
+TEST(CheckPass, DivisorOneAndLongWords) {
+  expect_pass(make("1", {{1, "x"}}), reference_u64(1, {{1, "x"}}, 100));
+  std::vector<rule> const long_words{{3, "FizzFizzFizzFizzFizz"}, {5, "BuzzBuzzBuzzBuzzBuzzBuzz"}};
+  expect_pass(make("1", long_words), reference_u64(1, long_words, 10000));
+}
+
+TEST(CheckPass, WordsOfEveryLength) {
+  // Lines around the 16- and 32-byte compares of the fast path.
+  for (std::size_t n = 1; n <= 40; ++n) {
+    std::vector<rule> const rules{{3, std::string(n, 'w')}, {5, std::string(n + 1, 'v')}};
+    expect_pass(make("1", rules), reference_u64(1, rules, 300));
+  }
+}
+
+// ---- Any split gives the same result ----------------------------------------------------------
+
+TEST(CheckSplit, EverySplitPointGivesTheSameResult) {
+  std::string const good = reference_u64(90, {}, 120);  // crosses 99→100
+  std::string bad = good;
+  bad[bad.size() / 2] = 'x';
+  std::string const cut_ok = good + "Fi";  // 210 is FizzBuzz
+  std::string const cut_bad = good + "Fu";
+  for (std::string const& s : {good, bad, cut_ok, cut_bad, good + "\n", good + std::string(300, 'y')}) {
+    result const whole = check_whole(make("90"), s);
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+      checker c(make("90"));
+      if (c.feed(std::string_view(s).substr(0, i))) c.feed(std::string_view(s).substr(i));
+      ASSERT_EQ(c.finish(), whole) << "split at " << i;
+    }
+    EXPECT_EQ(check_pieces(make("90"), s, 1), whole);
+  }
+}
+
+TEST(CheckSplit, RandomPiecesGiveTheSameResult) {
+  std::mt19937_64 rng(42);
+  std::string const from = "18446744073709550000";
+  std::string s = reference(from, {}, 5000);
+  s[s.size() - 1000] = '7';
+  result const whole = check_whole(make(from), s);
+  ASSERT_FALSE(whole.ok);
+  for (int round = 0; round < 50; ++round) {
+    checker c(make(from));
+    for (std::size_t i = 0; i < s.size();) {
+      std::size_t const n = rng() % 40;
+      c.feed(std::string_view(s).substr(i, n));
+      i += n;
+    }
+    ASSERT_EQ(c.finish(), whole);
+  }
+}
+
+// ---- Mismatches are found at the first bad line -----------------------------------------------
+
+TEST(CheckFail, EveryChangedByteIsFoundAtItsLine) {
+  // Short and long numbers, so that words, last digits, high digits and newlines all get hit.
+  for (std::string from : {"1", "999999990", "1234567890123456789012340"}) {
+    std::string const good = reference(from, {}, 120);
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      std::string bad = good;
+      bad[i] = bad[i] == 'x' ? 'y' : 'x';
+      std::size_t const line = static_cast<std::size_t>(std::count(good.begin(), good.begin() + i, '\n'));
+      result const r = check_whole(make(from), bad);
+      ASSERT_FALSE(r.ok) << from << " byte " << i;
+      EXPECT_EQ(r.bad_line, line + 1) << from << " byte " << i;
+      EXPECT_EQ(r.bad_offset, offset_of_line(good, line)) << from << " byte " << i;
+      EXPECT_EQ(r.lines, line);
+      EXPECT_EQ(r.bytes, r.bad_offset);
+      EXPECT_EQ(r.expected, split_lines(good)[line]);
+    }
+  }
+}
+
+TEST(CheckFail, ReportsTheLine) {
+  std::string s = reference_u64(1, {}, 20);
+  s.replace(s.find("FizzBuzz"), 8, "15");
+  result const r = check_whole(make("1"), s);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 15u);
+  EXPECT_EQ(r.bad_offset, 49u);
+  EXPECT_EQ(r.expected, "FizzBuzz");
+  EXPECT_EQ(r.actual, "15");
+  EXPECT_EQ(r.reason, "wrong line");
+}
+
+TEST(CheckFail, DroppedLine) {
+  std::string const good = reference_u64(1000, {}, 50);
+  std::string s = good;
+  std::uint64_t const at = offset_of_line(good, 20);
+  s.erase(at, offset_of_line(good, 21) - at);
+  result const r = check_whole(make("1000"), s);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 21u);
+  EXPECT_EQ(r.bad_offset, at);
+  EXPECT_EQ(r.expected, split_lines(good)[20]);
+  EXPECT_EQ(r.actual, split_lines(good)[21]);
+}
+
+TEST(CheckFail, DuplicatedLine) {
+  std::string const good = reference_u64(1000, {}, 50);
+  std::string s = good;
+  std::uint64_t const at = offset_of_line(good, 20);
+  s.insert(at, split_lines(good)[20] + "\n");
+  result const r = check_whole(make("1000"), s);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 22u);
+  EXPECT_EQ(r.bad_offset, offset_of_line(good, 21));
+  EXPECT_EQ(r.actual, split_lines(good)[20]);
+}
+
+TEST(CheckFail, WrongStart) {
+  result const r = check_whole(make("4"), reference_u64(5, {}, 10));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 1u);
+  EXPECT_EQ(r.bad_offset, 0u);
+  EXPECT_EQ(r.expected, "4");
+  EXPECT_EQ(r.actual, "Buzz");
+  // Off by a multiple of the period: the words agree, the numbers do not.
+  EXPECT_FALSE(check_whole(make("16"), reference_u64(31, {}, 10)).ok);
+  std::string const big = "100000000000000000000000000000000001";
+  EXPECT_FALSE(check_whole(make(big), reference("100000000000000000000000000000000016", {}, 10)).ok);
+}
+
+TEST(CheckFail, EmptyLine) {
+  std::string s = reference_u64(1, {}, 20);
+  s.insert(offset_of_line(s, 9), "\n");
+  result const r = check_whole(make("1"), s);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 10u);
+  EXPECT_EQ(r.expected, "Buzz");
+  EXPECT_EQ(r.actual, "");
+  EXPECT_EQ(r.reason, "empty line");
+  EXPECT_FALSE(check_whole(make("1"), "\n").ok);
+}
+
+TEST(CheckFail, ExtraBytes) {
+  std::string const good = reference_u64(1, {}, 20);
+  EXPECT_FALSE(check_whole(make("1"), good + "garbage\n").ok);
+  EXPECT_FALSE(check_whole(make("1"), good + "21\n").ok);  // 21 is Fizz
+  EXPECT_FALSE(check_whole(make("1"), good + "Fizz \n").ok);
+  EXPECT_FALSE(check_whole(make("1"), good + "Fizz\r\n").ok);
+  EXPECT_FALSE(check_whole(make("1"), good + std::string("Fizz\0\n", 6)).ok);
+}
+
+TEST(CheckFail, TrailingGarbageWithoutNewline) {
+  std::string const good = reference_u64(1, {}, 20);
+  result const r = check_whole(make("1"), good + "xyz");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 21u);
+  EXPECT_EQ(r.bad_offset, good.size());
+  EXPECT_EQ(r.actual, "xyz");
+  EXPECT_EQ(r.reason, "wrong cut-off final line");
+}
+
+TEST(CheckFail, LongBadLineIsTruncated) {
+  result const r = check_whole(make("1"), "1\n" + std::string(500, 'x') + "\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_line, 2u);
+  EXPECT_EQ(r.actual, std::string(200, 'x'));
+  EXPECT_TRUE(r.actual_truncated);
+  result const exact = check_whole(make("1"), "1\n" + std::string(200, 'x') + "\n");
+  EXPECT_EQ(exact.actual, std::string(200, 'x'));
+  EXPECT_FALSE(exact.actual_truncated);
+}
+
+TEST(CheckFail, LaterFeedsAreIgnored) {
+  checker c(make("1"));
+  EXPECT_TRUE(c.feed("1\n2\n"));
+  EXPECT_FALSE(c.feed("4\n"));  // the report is complete at its '\n'
+  EXPECT_FALSE(c.feed("5\n6\n"));
+  result const r = c.finish();
+  EXPECT_EQ(r.bad_line, 3u);
+  EXPECT_EQ(r.actual, "4");
+}
+
+TEST(CheckFail, MatchesTheFirstDifferentLineOnRandomEdits) {
+  std::mt19937_64 rng(7);
+  std::vector<std::vector<rule>> const rule_sets{{},
+                                                 {{2, "a"}, {7, "bb"}, {3, "c"}},
+                                                 {{65537, "B"}, {3, "F"}},
+                                                 {{7, "Seven"}},
+                                                 {{2, "a"}},
+                                                 {{4, "Four"}, {6, "Six"}},
+                                                 {{3, std::string(40, 'L')}, {5, "Buzz"}}};
+  for (int round = 0; round < 1000; ++round) {
+    // Starts just below a power of ten, so that windows cross a change of digit count.
+    std::uint64_t power = 1;
+    for (auto k = rng() % 20; k-- > 0;) power *= 10;
+    std::uint64_t const from = power > 200 ? power - rng() % 200 : 1 + rng() % 200;
+    auto const& rules = rule_sets[round % rule_sets.size()];
+    std::string const good = reference_u64(from, rules, 300);
+    auto const want = split_lines(reference_u64(from, rules, 320));  // room for inserted lines
+    std::string bad = good;
+    std::size_t const at = rng() % bad.size();
+    switch (rng() % 3) {
+      case 0:
+        bad[at] = " 0123456789\nFizBu"[rng() % 17];
+        break;
+      case 1:
+        bad.erase(at, 1 + rng() % 12);
+        break;
+      default:
+        bad.insert(at, good.substr(rng() % good.size(), 1 + rng() % 12));
+        break;
+    }
+    // The judge by hand: the first complete line that differs, else the unterminated tail.
+    auto const got = split_lines(bad);
+    std::size_t first = 0;
+    while (first < got.size() && got[first] == want[first]) ++first;
+    std::string const tail = bad.substr(bad.rfind('\n') + 1);  // npos + 1 == 0: all of it
+    bool const passes = first == got.size() && want[first].compare(0, tail.size(), tail) == 0 &&
+                        tail.size() <= want[first].size();
+    result const r = check_whole(make(std::to_string(from), rules), bad);
+    ASSERT_EQ(r.ok, passes) << round;
+    if (passes) continue;
+    EXPECT_EQ(r.bad_line, first + 1) << round;
+    EXPECT_EQ(r.bad_offset, offset_of_line(bad, first)) << round;
+    EXPECT_EQ(r.expected, want[first]) << round;
+  }
+}
+
+// ---- A cut-off final line ---------------------------------------------------------------------
+
+TEST(CheckCutOff, PrefixOfTheExpectedLinePasses) {
+  std::string const good = reference_u64(1, {}, 14);  // line 15 is FizzBuzz
+  for (std::string tail : {"F", "Fizz", "FizzB", "FizzBuzz"}) {
+    result const r = check_whole(make("1"), good + tail);
+    EXPECT_TRUE(r.ok) << tail;
+    EXPECT_EQ(r.lines, 14u);
+    EXPECT_EQ(r.tail_bytes, tail.size());
+    EXPECT_EQ(r.bytes, good.size() + tail.size());
+  }
+  EXPECT_TRUE(check_whole(make("123457"), "12345").ok);
+}
+
+TEST(CheckCutOff, OtherTailsFail) {
+  std::string const good = reference_u64(1, {}, 14);
+  for (std::string tail : {"Fizz\n", "Buzz", "FizzBuzzz", "1", "15", "f"}) {
+    result const r = check_whole(make("1"), good + tail);
+    EXPECT_FALSE(r.ok) << tail;
+    EXPECT_EQ(r.bad_line, 15u) << tail;
+  }
+  EXPECT_FALSE(check_whole(make("123457"), "12346").ok);
+}
+
+// ---- Options ----------------------------------------------------------------------------------
+
+TEST(CheckOptions, BadOptionsThrow) {
+  for (std::string from : {"", "0", "012", "12a", "-1", "+1"})
+    EXPECT_THROW(checker{make(from)}, std::invalid_argument) << from;
+  EXPECT_THROW(checker(make("1", {{0, "x"}})), std::invalid_argument);
+  EXPECT_THROW(checker(make("1", {{3, ""}})), std::invalid_argument);
+  EXPECT_THROW(checker(make("1", {{3, "a\nb"}})), std::invalid_argument);
+}
+
+// ---- check_fd and check_main ------------------------------------------------------------------
+
+struct temp_file {
+  std::FILE* f = std::tmpfile();
+  ~temp_file() { std::fclose(f); }
+  int fd() const { return fileno(f); }
+  void write(std::string_view s) {
+    std::fwrite(s.data(), 1, s.size(), f);
+    std::fflush(f);
+    std::rewind(f);
+  }
+  std::string read() {
+    std::fflush(f);
+    std::rewind(f);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    return out;
+  }
+};
+
+TEST(CheckFd, File) {
+  std::string const s = reference_u64(1, {}, 300000);
+  temp_file in;
+  in.write(s);
+  result const r = fizzgen::check::check_fd(in.fd(), make("1"));
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.bytes, s.size());
+  EXPECT_EQ(r.lines, 300000u);
+}
+
+TEST(CheckFd, PipeFromAThread) {
+  std::string s = reference("18446744073709000000", {}, 400000);
+  auto const old_handler = std::signal(SIGPIPE, SIG_IGN);  // the reader stops early on a bad line
+  for (bool corrupt : {false, true}) {
+    if (corrupt) s[s.size() - 77] = '#';
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::thread writer([&] {
+      // Small odd writes so that lines are cut across reads.
+      for (std::size_t i = 0; i < s.size();) {
+        ssize_t const n = ::write(fds[1], s.data() + i, std::min<std::size_t>(s.size() - i, 65521));
+        if (n <= 0) break;  // EPIPE once the reader stopped
+        i += static_cast<std::size_t>(n);
+      }
+      close(fds[1]);
+    });
+    result const r = fizzgen::check::check_fd(fds[0], make("18446744073709000000"));
+    close(fds[0]);
+    writer.join();
+    EXPECT_EQ(r, check_whole(make("18446744073709000000"), s));
+    EXPECT_EQ(r.ok, !corrupt);
+  }
+  std::signal(SIGPIPE, old_handler);
+}
+
+TEST(CheckFd, ReadErrorThrows) { EXPECT_THROW(fizzgen::check::check_fd(-1, make("1")), std::system_error); }
+
+struct main_run {
+  int status;
+  std::string out, err;
+};
+
+main_run run_main(options const& o, std::string_view input) {
+  temp_file in, out, err;
+  in.write(input);
+  int const status = fizzgen::check::check_main(o, in.fd(), out.f, err.f);
+  return {status, out.read(), err.read()};
+}
+
+TEST(CheckMain, Ok) {
+  main_run const m = run_main(make("1"), reference_u64(1, {}, 1000));
+  EXPECT_EQ(m.status, 0);
+  EXPECT_EQ(m.out, "fizzgen check: OK: 1000 lines, 4673 bytes\n");
+  EXPECT_EQ(m.err, "");
+}
+
+TEST(CheckMain, OkWithCutOffLine) {
+  main_run const m = run_main(make("1"), reference_u64(1, {}, 14) + "Fizz");
+  EXPECT_EQ(m.status, 0);
+  EXPECT_EQ(m.out, "fizzgen check: OK: 14 lines, 53 bytes (final line cut off after 4 bytes)\n");
+}
+
+TEST(CheckMain, BadLine) {
+  std::string s = reference_u64(1, {}, 20);
+  s.replace(s.find("FizzBuzz"), 8, "15");
+  main_run const m = run_main(make("1"), s);
+  EXPECT_EQ(m.status, 1);
+  EXPECT_EQ(m.out, "");
+  EXPECT_EQ(m.err, "fizzgen check: line 15 (byte offset 49): expected 'FizzBuzz', got '15'\n");
+}
+
+TEST(CheckMain, ReasonsAndEscapes) {
+  EXPECT_EQ(run_main(make("1"), "1\n\n").err,
+            "fizzgen check: line 2 (byte offset 2): expected '2', got '' (empty line)\n");
+  EXPECT_EQ(run_main(make("1"), "1\n2\nFi\x01z'\n").err,
+            "fizzgen check: line 3 (byte offset 4): expected 'Fizz', got 'Fi\\x01z\\x27'\n");
+  EXPECT_EQ(
+      run_main(make("1"), "1\n2\nFizx").err,
+      "fizzgen check: line 3 (byte offset 4): expected 'Fizz', got 'Fizx' (wrong cut-off final line)\n");
+  main_run const m = run_main(make("1"), std::string(300, 'z'));
+  EXPECT_EQ(m.err,
+            "fizzgen check: line 1 (byte offset 0): expected '1', got '" + std::string(200, 'z') + "...'\n");
+}
+
+TEST(CheckMain, ReadErrorIsARuntimeFailure) {
+  temp_file out, err;
+  EXPECT_EQ(fizzgen::check::check_main(make("1"), -1, out.f, err.f), 1);
+  EXPECT_EQ(err.read().rfind("fizzgen check: read: ", 0), 0u) << err.read();
+}
+
+}  // namespace
