@@ -43,7 +43,7 @@ struct fizzbuzz_text {
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
   app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
-  app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use)")->type_name("N");
+  app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use; 1 for yes, whose chunks never change)")->type_name("N");
   app.add_option("--reuse", t.reuse,
                  "When a buffer handed to the pipe may be rewritten: never (fresh pages every time, safe for "
                  "every reader; default) or always (once it has left our pipe: fastest, for readers that "
@@ -92,7 +92,8 @@ reuse_policy parse_reuse(std::string const& text) {
 /// Streams gen to fd 1 (or to a counting sink) and turns the outcome into an exit status.
 int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit) {
   run_options options;
-  options.threads = t.threads.empty() ? default_threads() : parse_threads(t.threads);
+  // A constant stream costs only its syscalls, which one thread issues best: more would only wait.
+  options.threads = !t.threads.empty() ? parse_threads(t.threads) : gen.constant() ? 1 : default_threads();
   options.byte_limit = byte_limit;
   options.reuse = parse_reuse(t.reuse);
   options.pipe_only = t.pipe_only;

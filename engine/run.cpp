@@ -52,7 +52,11 @@ struct slot_buffer {
 class pipeline {
  public:
   pipeline(generator const& gen, sink& out, run_options const& options)
-      : gen_(gen), out_(out), options_(options), n_buffers_(buffers_per_worker()) {}
+      : gen_(gen),
+        out_(out),
+        options_(options),
+        n_buffers_(buffers_per_worker()),
+        online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))) {}
 
   run_report run() {
     run_report report;
@@ -116,7 +120,9 @@ class pipeline {
     buffers.reserve(n_buffers_);
     for (unsigned b = 0; b < n_buffers_; ++b) buffers.emplace_back(gen_.chunk_capacity());
     bool const constant = gen_.constant();
-    spin_policy const spin;
+    // Spinning for the turn pays when every worker has a core; oversubscribed, it would steal the
+    // turn holder's CPU, so waiters go to sleep almost at once.
+    spin_policy const spin(options_.threads <= online_cpus_ ? 1u << 14 : 16u);
 
     for (std::uint64_t k = 0;; ++k) {
       std::uint64_t const index = w + k * options_.threads;
@@ -124,9 +130,11 @@ class pipeline {
       if (!c) return;
       slot_buffer& b = buffers[k % n_buffers_];
       auto const t0 = clock_type::now();
-      // A constant generator's buffer (or any buffer in pipe-only mode) already holds the bytes
-      // to emit; anything else is refilled, on fresh pages unless it provably left the pipe.
-      bool const keep = b.lines != 0 && (options_.pipe_only || (constant && b.lines == c->lines));
+      // A constant generator's buffer already holds the bytes to emit, and so does any buffer in
+      // pipe-only mode once it holds a full-sized chunk (the first chunks of a stream are short);
+      // anything else is refilled, on fresh pages unless it provably left the pipe.
+      bool const keep = b.lines != 0 && ((options_.pipe_only && 4 * b.bytes >= gen_.chunk_capacity()) ||
+                                         (constant && b.lines == c->lines));
       if (!keep) {
         if (b.referenced) {
           if (may_rewrite(b)) {
@@ -193,6 +201,7 @@ class pipeline {
   sink& out_;
   run_options const& options_;
   unsigned const n_buffers_;
+  unsigned const online_cpus_;  ///< CPUs this process may run on
   turn_word turn_;
   slot_counter slots_;
   alignas(64) std::atomic<bool> stop_{false};
