@@ -120,9 +120,9 @@ class pipeline {
     buffers.reserve(n_buffers_);
     for (unsigned b = 0; b < n_buffers_; ++b) buffers.emplace_back(gen_.chunk_capacity());
     bool const constant = gen_.constant();
-    // Spinning for the turn pays when every worker has a core; oversubscribed, it would steal the
-    // turn holder's CPU, so waiters go to sleep almost at once.
-    spin_policy const spin(options_.threads <= online_cpus_ ? 1u << 14 : 16u);
+    // Spinning for the turn pays when every worker has a core and one is left for the reader;
+    // otherwise it steals the CPU of the turn holder or of the reader, so waiters sleep almost at once.
+    spin_policy const spin(options_.threads < online_cpus_ ? 1u << 14 : 16u);
 
     for (std::uint64_t k = 0;; ++k) {
       std::uint64_t const index = w + k * options_.threads;
