@@ -31,7 +31,7 @@ constexpr int kUsageError = 2;
 
 /// Options shared by every stream subcommand, kept as text so that errors name the exact input.
 struct stream_text {
-  std::string count, bytes, threads, reuse = "never", pipe_size = "1M", stats_json;
+  std::string count, bytes, threads, reuse = "auto", pipe_size = "1M", stats_json;
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
 };
 
@@ -45,9 +45,10 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
   app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use; 1 for yes, whose chunks never change)")->type_name("N");
   app.add_option("--reuse", t.reuse,
-                 "When a buffer handed to the pipe may be rewritten: never (fresh pages every time, safe for "
-                 "every reader; default) or always (once it has left our pipe: fastest, for readers that "
-                 "consume rather than forward pages, such as pv >/dev/null)")
+                 "When a buffer handed to the pipe may be rewritten: auto (default: in place while the "
+                 "pipe's readers have no pipe or socket to forward our pages into, else fresh pages), "
+                 "never (fresh pages every time) or always (in place once it has left our pipe: fastest, "
+                 "wrong for readers that forward pages with splice, like pv | cat)")
       ->type_name("POLICY");
   app.add_option("--pipe-size", t.pipe_size, "Pipe size to ask for (default 1M; the granted size is used)")
       ->type_name("N");
@@ -86,9 +87,10 @@ unsigned default_threads() {
 }
 
 reuse_policy parse_reuse(std::string const& text) {
+  if (text == "auto") return reuse_policy::automatic;
   if (text == "never") return reuse_policy::never;
   if (text == "always") return reuse_policy::always;
-  throw std::invalid_argument("--reuse: '" + text + "' is not a policy (use never or always)");
+  throw std::invalid_argument("--reuse: '" + text + "' is not a policy (use auto, never or always)");
 }
 
 /// Streams gen to fd 1 (or to a counting sink) and turns the outcome into an exit status.
@@ -115,6 +117,12 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return 1;
   }
+  // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
+  std::optional<reuse_monitor> monitor;
+  if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only) {
+    monitor.emplace(STDOUT_FILENO);
+    options.monitor = &*monitor;
+  }
   run_report const report = run(gen, *out, options);
 
   run_setup setup;
@@ -124,6 +132,11 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.pipe_size = out->pipe_size();
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
+  if (monitor) {
+    setup.reuse += reuse_monitor::safe(monitor->state()) ? " (in place: " : " (fresh pages: ";
+    setup.reuse += monitor->why() + "; " + std::to_string(monitor->inspections()) + " inspections, " +
+                   std::to_string(monitor->flips()) + " changes)";
+  }
   if (t.stats) print_stats(stderr, setup, report);
   if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
     std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());

@@ -13,7 +13,14 @@
 
 namespace fizzgen {
 
-std::string_view to_string(reuse_policy p) noexcept { return p == reuse_policy::always ? "always" : "never"; }
+std::string_view to_string(reuse_policy p) noexcept {
+  switch (p) {
+    case reuse_policy::never: return "never";
+    case reuse_policy::always: return "always";
+    case reuse_policy::automatic: return "auto";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -47,6 +54,7 @@ struct slot_buffer {
   std::size_t bytes = 0;          ///< bytes of that chunk
   bool referenced = false;        ///< handed to the kernel by reference (vmsplice)
   std::uint64_t slots_after = 0;  ///< pipe slots emitted up to and including this buffer
+  std::uint64_t verdict = 0;      ///< reuse_monitor state when it was emitted
 };
 
 class pipeline {
@@ -110,6 +118,11 @@ class pipeline {
   bool may_rewrite(slot_buffer const& b) const noexcept {
     if (!b.referenced) return true;
     if (options_.reuse == reuse_policy::never) return false;
+    if (options_.reuse == reuse_policy::automatic) {
+      // Safe now, and safe without a break since the buffer was emitted.
+      std::uint64_t const verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
+      if (!reuse_monitor::safe(verdict) || verdict != b.verdict) return false;
+    }
     // Every slot of the pipe has been filled after the buffer's last one: it has left our pipe.
     std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
     return pipe_slots > 0 && slots_.emitted.load(std::memory_order_acquire) >= b.slots_after + pipe_slots;
@@ -166,6 +179,7 @@ class pipeline {
       bytes_ += size;
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
+      b.verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
       slots_.emitted.store(b.slots_after, std::memory_order_release);  // pairs with may_rewrite's acquire
       bool const done = status != emit_status::ok || (options_.byte_limit && bytes_ >= *options_.byte_limit);
       if (done) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/reuse_monitor.hpp"
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
 
@@ -15,9 +16,11 @@ namespace fizzgen {
 
 /// When may a buffer that was vmspliced be rewritten in place?
 enum class reuse_policy {
-  never,   ///< never: fresh pages (MADV_DONTNEED) before every rewrite; correct for every reader
-  always,  ///< once the slots spliced after it fill our pipe: it has left the pipe (the
-           ///< leaderboard mode; a reader that forwards pages with splice can still see changes)
+  never,      ///< never: fresh pages (MADV_DONTNEED) before every rewrite; correct for every reader
+  always,     ///< once the slots spliced after it fill our pipe: it has left the pipe (the
+              ///< leaderboard mode; a reader that forwards pages with splice can still see changes)
+  automatic,  ///< as always while the reuse monitor finds no reader that could forward pages,
+              ///< fresh pages otherwise (and for every buffer emitted while it was unsure)
 };
 std::string_view to_string(reuse_policy p) noexcept;
 
@@ -28,6 +31,7 @@ struct run_options {
   unsigned buffers_per_worker = 0;           ///< 0: enough to cover the pipe twice over
   reuse_policy reuse = reuse_policy::never;
   bool pipe_only = false;                    ///< fill each buffer once, then emit it again and again
+  reuse_monitor const* monitor = nullptr;    ///< the verdict for reuse_policy::automatic (none: unsafe)
 };
 
 /// What one worker did, in seconds of wall time.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "output/probe.hpp"
 #include "output/sys.hpp"
 
 namespace fizzgen {
@@ -59,7 +60,8 @@ class vmsplice_sink final : public sink {
   /// Polls of a full pipe before sleeping in poll(2), when spinning.
   static constexpr int kSpins = 1 << 16;
 
-  vmsplice_sink(int fd, std::size_t pipe_size, bool spin) : fd_(fd), pipe_size_(pipe_size), spin_(spin) {}
+  vmsplice_sink(int fd, std::size_t pipe_size, bool spin, bool shares)
+      : fd_(fd), pipe_size_(pipe_size), spin_(spin), shares_(shares) {}
 
   emit_status emit(std::span<std::byte const> data) noexcept override {
     unsigned const flags = spin_ ? SPLICE_F_NONBLOCK : 0;
@@ -86,8 +88,8 @@ class vmsplice_sink final : public sink {
     }
     return emit_status::ok;
   }
-  bool shares_pages() const noexcept override { return true; }
-  std::string_view path() const noexcept override { return "vmsplice"; }
+  bool shares_pages() const noexcept override { return shares_; }
+  std::string_view path() const noexcept override { return shares_ ? "vmsplice" : "vmsplice (kernel copies)"; }
   std::size_t pipe_size() const noexcept override { return pipe_size_; }
   std::size_t current_pipe_size() const noexcept override {
     int const now = sys::fcntl(fd_, F_GETPIPE_SZ, 0);
@@ -105,6 +107,7 @@ class vmsplice_sink final : public sink {
   int fd_;
   std::size_t pipe_size_;
   bool spin_;
+  bool shares_;
   std::uint64_t slots_ = 0;
 };
 
@@ -125,7 +128,10 @@ std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin)
     if (current >= 0 && static_cast<std::size_t>(current) < wanted_pipe_size)
       sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(wanted_pipe_size));  // EPERM is fine: keep what we have
     int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
-    return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0, spin);
+    vmsplice_kind const kind = probe_vmsplice();
+    if (kind != vmsplice_kind::broken)
+      return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0, spin,
+                                             kind == vmsplice_kind::shares);
   }
   return std::make_unique<write_sink>(fd);
 }
