@@ -12,13 +12,9 @@
 
 #include "cli/args.hpp"
 #include "cli/check.hpp"
-#include "cli/stats.hpp"
-#include "engine/cpus.hpp"
-#include "engine/run.hpp"
-#include "generators/arch.hpp"
+#include "cli/stream_cmd.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
-#include "output/sink.hpp"
 
 #ifndef FIZZGEN_VERSION
 #define FIZZGEN_VERSION "unknown"
@@ -29,146 +25,6 @@ namespace {
 
 constexpr int kUsageError = 2;
 
-/// Options shared by every stream subcommand, kept as text so that errors name the exact input.
-struct stream_text {
-  std::string count, bytes, threads, reuse = "auto", pipe_size = "1M", stats_json;
-  bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
-};
-
-struct fizzbuzz_text {
-  std::string from = "1", to;
-  std::vector<std::string> rules;
-};
-
-void add_stream_options(CLI::App& app, stream_text& t) {
-  app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
-  app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
-  app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use; 1 for yes, whose chunks never change)")->type_name("N");
-  app.add_option("--reuse", t.reuse,
-                 "When a buffer handed to the pipe may be rewritten: auto (default: in place while the "
-                 "pipe's readers have no pipe or socket to forward our pages into, else fresh pages), "
-                 "never (fresh pages every time) or always (in place once it has left our pipe: fastest, "
-                 "wrong for readers that forward pages with splice, like pv | cat)")
-      ->type_name("POLICY");
-  app.add_option("--pipe-size", t.pipe_size, "Pipe size to ask for (default 1M; the granted size is used)")
-      ->type_name("N");
-  auto* gen_only = app.add_flag("--generate-only", t.generate_only,
-                                "Measure generation alone: fill buffers, hand them to a sink that only counts");
-  app.add_flag("--pipe-only", t.pipe_only, "Measure the pipe alone: fill buffers once, vmsplice them again and again")
-      ->excludes(gen_only);
-  app.add_flag("--no-pin", t.no_pin,
-               "Never pin workers (by default each is pinned to its own CPU when a CPU stays free for the reader)");
-  app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
-  app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
-}
-
-void add_rule_options(CLI::App& app, fizzbuzz_text& t) {
-  app.add_option("--from", t.from, "First number, any length (default 1)")->type_name("N");
-  app.add_option("--rule", t.rules,
-                 "D:WORD - print WORD on multiples of D; repeatable, words concatenate in the order given "
-                 "(default --rule 3:Fizz --rule 5:Buzz)")
-      ->type_name("D:WORD")
-      ->allow_extra_args(false);
-}
-
-rule_set to_rules(std::vector<std::string> const& texts) {
-  if (texts.empty()) return classic_rules();
-  rule_set rules;
-  for (auto const& t : texts) {
-    rule_text r = parse_rule(t);
-    rules.push_back({r.divisor, std::move(r.word)});
-  }
-  return rules;
-}
-
-unsigned default_threads() {
-  auto const n = static_cast<unsigned>(allowed_cpus().size());
-  return n == 0 ? 1 : n;
-}
-
-reuse_policy parse_reuse(std::string const& text) {
-  if (text == "auto") return reuse_policy::automatic;
-  if (text == "never") return reuse_policy::never;
-  if (text == "always") return reuse_policy::always;
-  throw std::invalid_argument("--reuse: '" + text + "' is not a policy (use auto, never or always)");
-}
-
-/// Streams gen to fd 1 (or to a counting sink) and turns the outcome into an exit status.
-int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit) {
-  run_options options;
-  // A constant stream costs only its syscalls, which one thread issues best: more would only wait.
-  options.threads = !t.threads.empty() ? parse_threads(t.threads) : gen.constant() ? 1 : default_threads();
-  options.byte_limit = byte_limit;
-  options.reuse = parse_reuse(t.reuse);
-  options.pipe_only = t.pipe_only;
-  // Pinned workers on every CPU leave the reader (pv...) no CPU of its own, and the scheduler can
-  // no longer move a worker away from it: measured here, 2 workers pinned on 2 CPUs ran at half the
-  // speed of the same workers unpinned. So pin only when a CPU stays free, or when nothing reads.
-  std::size_t const cpus = allowed_cpus().size();
-  options.pin = !t.no_pin && (t.generate_only || options.threads < cpus);
-  std::uint64_t const pipe_size = parse_size("--pipe-size", t.pipe_size);
-  if (pipe_size == 0 || pipe_size > (1u << 30)) throw std::invalid_argument("--pipe-size: must be from 1 to 1G");
-  // Polling a full pipe pays only when a core is left over for it besides the workers.
-  bool const spin = options.threads < cpus;
-  std::unique_ptr<sink> out;
-  try {
-    out = t.generate_only ? make_null_sink() : open_sink(STDOUT_FILENO, pipe_size, spin);
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "fizzgen: %s\n", e.what());
-    return 1;
-  }
-  // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
-  std::optional<reuse_monitor> monitor;
-  if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only) {
-    monitor.emplace(STDOUT_FILENO);
-    options.monitor = &*monitor;
-  }
-  run_report const report = run(gen, *out, options);
-
-  run_setup setup;
-  setup.mode = t.generate_only ? "generate-only" : t.pipe_only ? "pipe-only" : "stream";
-  setup.arch = std::string(arch);
-  setup.output_path = std::string(out->path());
-  setup.pipe_size = out->pipe_size();
-  setup.spin = spin && out->pipe_size() > 0;
-  setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
-  if (monitor) {
-    setup.reuse += reuse_monitor::safe(monitor->state()) ? " (in place: " : " (fresh pages: ";
-    setup.reuse += monitor->why() + "; " + std::to_string(monitor->inspections()) + " inspections, " +
-                   std::to_string(monitor->flips()) + " changes)";
-  }
-  if (t.stats) print_stats(stderr, setup, report);
-  if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
-    std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
-
-  switch (report.status) {
-    case emit_status::ok:
-      return 0;
-    case emit_status::reader_gone:
-      // Die of SIGPIPE like GNU tools, so `set -o pipefail` scripts see the usual 141.
-      std::signal(SIGPIPE, SIG_DFL);
-      std::raise(SIGPIPE);
-      return 141;
-    case emit_status::failed:
-      break;
-  }
-  std::fprintf(stderr, "fizzgen: %s\n", report.error.c_str());
-  return 1;
-}
-
-std::optional<std::uint64_t> size_option(char const* name, std::string const& text) {
-  if (text.empty()) return std::nullopt;
-  return parse_size(name, text);
-}
-
-kernel_arch const& choose_arch(std::string const& name) {
-  if (name.empty()) return default_arch();
-  kernel_arch const* a = find_arch(name);
-  if (a == nullptr) throw std::invalid_argument("--arch: '" + name + "' is not an arch (see --list-archs)");
-  if (!a->available) throw std::invalid_argument("--arch: this CPU cannot run " + name + " (see --list-archs)");
-  return *a;
-}
-
 int list_archs() {
   kernel_arch const& best = default_arch();
   for (auto const& a : kernel_archs())
@@ -178,17 +34,9 @@ int list_archs() {
 }
 
 int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
-  decimal const from = *decimal::parse(parse_positive("--from", f.from));
-  rule_set rules = to_rules(f.rules);
-  std::optional<std::uint64_t> lines = size_option("--count", t.count);
-  if (!f.to.empty()) {
-    decimal const to = *decimal::parse(parse_positive("--to", f.to));
-    if (to < from) throw std::invalid_argument("--to: " + f.to + " is below --from " + f.from);
-    // More than 2^64-1 lines can never be written, so such a window is as good as unbounded.
-    if (auto const span = to.minus(from); span && *span != UINT64_MAX) lines = *span + 1;
-  }
+  window const w = parse_window(f, t);
   kernel_arch const& arch = choose_arch(arch_name);
-  fizzbuzz const gen(from, std::move(rules), lines, fizzbuzz::kDefaultChunkBytes, arch);
+  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, fizzbuzz::kDefaultChunkBytes, arch);
   return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes));
 }
 

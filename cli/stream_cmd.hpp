@@ -1,0 +1,54 @@
+#pragma once
+// What every stream subcommand shares: the options for limits, threads, buffer reuse and
+// measurement, and the one function that runs a generator through the engine to stdout.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "generators/arch.hpp"
+#include "generators/decimal.hpp"
+#include "generators/generator.hpp"
+#include "generators/rules.hpp"
+
+namespace fizzgen::cli {
+
+/// Options shared by every stream subcommand, kept as text so that errors name the exact input.
+struct stream_text {
+  std::string count, bytes, threads, reuse = "auto", pipe_size = "1M", stats_json;
+  bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
+};
+
+struct fizzbuzz_text {
+  std::string from = "1", to;
+  std::vector<std::string> rules;
+};
+
+/// --count, --bytes, --threads, --reuse, --pipe-size, --generate-only, --pipe-only, --no-pin,
+/// --stats, --stats-json.
+void add_stream_options(CLI::App& app, stream_text& t);
+/// --from and --rule.
+void add_rule_options(CLI::App& app, fizzbuzz_text& t);
+
+/// The rules given, or the classic ones.
+rule_set to_rules(std::vector<std::string> const& texts);
+/// A size option's value, nullopt when not given.
+std::optional<std::uint64_t> size_option(char const* name, std::string const& text);
+/// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
+kernel_arch const& choose_arch(std::string const& name);
+
+/// The window of lines --from, --to and --count select.
+struct window {
+  decimal from;
+  std::optional<std::uint64_t> lines;  ///< nullopt: unbounded
+};
+window parse_window(fizzbuzz_text const& f, stream_text const& t);
+
+/// Streams gen to fd 1 (or to a counting sink), prints the statistics asked for and returns the
+/// exit status; `arch` names the kernel for the statistics. May end the process with SIGPIPE.
+int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit);
+
+}  // namespace fizzgen::cli
