@@ -176,7 +176,7 @@ class pipeline {
       if (options_.byte_limit)
         size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
       emit_status const status = out_.emit({b.memory.data(), size});
-      bytes_ += size;
+      if (status == emit_status::ok) bytes_ += size;  // a failed emit's partial count is unknown
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
       b.verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;

@@ -41,17 +41,20 @@ TEST(DecimalParse, AcceptsDigitsAndStripsLeadingZeros) {
   EXPECT_EQ(dec("1").digits(), "1");
   EXPECT_EQ(dec("1000").digits(), "1000");
   EXPECT_EQ(dec("0001000").digits(), "1000");
-  std::string const big = "1" + std::string(100, '0');
+  std::string const big = oracle::pow10(100);
   EXPECT_EQ(dec("000" + big).digits(), big);
   EXPECT_EQ(decimal{}.digits(), "0");
   EXPECT_TRUE(decimal{}.is_zero());
 }
 
 TEST(DecimalParse, RejectsEmptyAndNonDigits) {
-  for (char const* bad : {"", " ", "-5", "+5", " 5", "5 ", "12abc", "1.0", "1e3", "0x10", "1_000", "١",
-                          "\n", "12\n", "9a9"})
+  for (char const* bad :
+       {"", " ", "-5", "+5", " 5", "5 ", "12abc", "1.0", "1e3", "0x10", "1_000", "١", "\n", "12\n", "9a9"})
     EXPECT_FALSE(decimal::parse(bad).has_value()) << '"' << bad << '"';
-  EXPECT_FALSE(decimal::parse(std::string_view("12\0" "3", 4)).has_value());
+  EXPECT_FALSE(decimal::parse(std::string_view("12\0"
+                                               "3",
+                                               4))
+                   .has_value());
 }
 
 TEST(DecimalPlus, SmallAndAcrossCarries) {
@@ -64,7 +67,7 @@ TEST(DecimalPlus, SmallAndAcrossCarries) {
   EXPECT_EQ(dec("995").plus(5).digits(), "1000");
   EXPECT_EQ(dec("1").plus(999).digits(), "1000");
   EXPECT_EQ(dec("19").plus(81).digits(), "100");
-  EXPECT_EQ(dec(std::string(30, '9')).plus(1).digits(), "1" + std::string(30, '0'));
+  EXPECT_EQ(dec(std::string(30, '9')).plus(1).digits(), oracle::pow10(30));
   EXPECT_EQ(dec("0").plus(UINT64_MAX).digits(), kTwo64Minus1);
   EXPECT_EQ(dec("1").plus(UINT64_MAX).digits(), kTwo64);
   EXPECT_EQ(dec(kTwo64Minus1).plus(1).digits(), kTwo64);
@@ -86,10 +89,17 @@ TEST(DecimalPlus, MatchesOracleOnSeededRandomInputs) {
     std::string const a = random_digits(rng, 45);
     std::uint64_t n = rng();
     switch (i % 4) {  // vary the size of n, including all-nines patterns that carry far
-      case 0: n %= 1000; break;
-      case 1: n >>= rng() % 64; break;
-      case 2: n = UINT64_MAX - n % 100; break;
-      default: break;
+      case 0:
+        n %= 1000;
+        break;
+      case 1:
+        n >>= rng() % 64;
+        break;
+      case 2:
+        n = UINT64_MAX - n % 100;
+        break;
+      default:
+        break;
     }
     ASSERT_EQ(dec(a).plus(n).digits(), oracle::add(a, std::to_string(n))) << a << " + " << n;
   }
@@ -118,7 +128,7 @@ TEST(DecimalMod, KnownValues) {
   EXPECT_EQ(dec("1000000007").mod(1000000007), 0u);
   EXPECT_EQ(dec("1000000008").mod(1000000007), 1u);
   // 10^30 mod (10^9 + 7): 10^9 = -7, so 10^30 = 10^3 * (-7)^3 = -343000 = 999657007.
-  EXPECT_EQ(dec("1" + std::string(30, '0')).mod(1000000007), 999657007u);
+  EXPECT_EQ(dec(oracle::pow10(30)).mod(1000000007), 999657007u);
 }
 
 TEST(DecimalMod, MatchesOracleOnSeededRandomInputs) {
@@ -127,10 +137,18 @@ TEST(DecimalMod, MatchesOracleOnSeededRandomInputs) {
     std::string const a = random_digits(rng, 50);
     std::uint64_t d = rng();
     switch (i % 4) {
-      case 0: d = 1 + d % 100; break;
-      case 1: d = 1 + (d >> (rng() % 64)); break;
-      case 2: d = UINT64_MAX - d % 10; break;
-      default: d = d == 0 ? 1 : d; break;
+      case 0:
+        d = 1 + d % 100;
+        break;
+      case 1:
+        d = 1 + (d >> (rng() % 64));
+        break;
+      case 2:
+        d = UINT64_MAX - d % 10;
+        break;
+      default:
+        d = d == 0 ? 1 : d;
+        break;
     }
     ASSERT_EQ(dec(a).mod(d), oracle::mod(a, d)) << a << " mod " << d;
   }
@@ -145,7 +163,7 @@ TEST(DecimalMinus, FitsInSixtyFourBits) {
   EXPECT_EQ(dec(kTwo64Minus1).minus(dec("0")), UINT64_MAX);
   EXPECT_EQ(dec(kTwo64).minus(dec("1")), UINT64_MAX);
   EXPECT_EQ(dec(kTwo64).minus(dec(kTwo64Minus1)), 1u);
-  std::string const big = "1" + std::string(40, '0');
+  std::string const big = oracle::pow10(40);
   EXPECT_EQ(dec(oracle::add(big, "5")).minus(dec(big)), 5u);
   EXPECT_EQ(dec(oracle::add(big, kTwo64Minus1)).minus(dec(big)), UINT64_MAX);
   EXPECT_EQ(dec(big).minus(dec(oracle::pow10_minus(40, 1))), 1u);
@@ -154,7 +172,7 @@ TEST(DecimalMinus, FitsInSixtyFourBits) {
 TEST(DecimalMinus, DoesNotFit) {
   EXPECT_EQ(dec(kTwo64).minus(dec("0")), std::nullopt);
   EXPECT_EQ(dec("36893488147419103230").minus(dec("1")), std::nullopt);
-  std::string const big = "1" + std::string(40, '0');
+  std::string const big = oracle::pow10(40);
   EXPECT_EQ(dec(oracle::add(big, kTwo64)).minus(dec(big)), std::nullopt);
   EXPECT_EQ(dec(big).minus(dec("0")), std::nullopt);
 }

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -91,11 +91,21 @@ std::string generate_all(fizzbuzz const& g, std::uint64_t expected_lines) {
   return out;
 }
 
-void expect_window(std::string const& from, oracle::rules const& rs, std::uint64_t count, std::size_t chunk_bytes) {
-  fizzbuzz const g(dec(from), to_rules(rs), count, chunk_bytes);
+void expect_window(std::string const& from, oracle::rules const& rs, std::uint64_t count,
+                   std::size_t chunk_bytes, fizzgen::kernel_arch const& arch = fizzgen::default_arch()) {
+  fizzbuzz const g(dec(from), to_rules(rs), count, chunk_bytes, arch);
   std::string const got = generate_all(g, count);
   std::string const want = oracle::fizzbuzz_lines(from, rs, count);
-  ASSERT_EQ(got, want) << "from " << from << ", " << count << " lines, chunk_bytes " << chunk_bytes;
+  ASSERT_EQ(oracle::first_difference(got, want), "")
+      << "from " << from << ", " << count << " lines, chunk_bytes " << chunk_bytes << ", arch " << arch.name;
+}
+
+/// The archs this CPU can run, scalar included.
+std::vector<fizzgen::kernel_arch const*> available_archs() {
+  std::vector<fizzgen::kernel_arch const*> out;
+  for (auto const& a : fizzgen::kernel_archs())
+    if (a.available) out.push_back(&a);
+  return out;
 }
 
 TEST(FizzBuzz, FirstLinesClassic) {
@@ -118,13 +128,14 @@ TEST(FizzBuzz, EveryDigitRollOverCustomRules) {
   oracle::rules const rs{{2, "a"}, {3, "bb"}, {7, "ccc"}};
   for (unsigned k = 1; k <= 25; ++k) {
     std::string const from = k == 1 ? "1" : oracle::pow10_minus(k, 20);
-    for (std::size_t cb : {std::size_t{64}, std::size_t{100}, std::size_t{1000}}) expect_window(from, rs, 40, cb);
+    for (std::size_t cb : {std::size_t{64}, std::size_t{100}, std::size_t{1000}})
+      expect_window(from, rs, 40, cb);
   }
 }
 
 TEST(FizzBuzz, StartingExactlyAtPowersOfTenAndBelow) {
   for (unsigned k = 1; k <= 22; ++k) {
-    expect_window("1" + std::string(k, '0'), oracle::classic(), 25, 64);
+    expect_window(oracle::pow10(k), oracle::classic(), 25, 64);
     expect_window(std::string(k, '9'), oracle::classic(), 25, 100);
   }
 }
@@ -163,13 +174,13 @@ TEST(FizzBuzz, LargeDivisors) {
   oracle::rules const rs{{prime, "P"}, {big32, "Q"}, {UINT64_MAX, "M"}, {3, "Fizz"}};
   for (std::size_t cb : {std::size_t{64}, std::size_t{1000}}) {
     // Windows around multiples of each divisor, below and past 2^64.
-    expect_window("1000000000", rs, 200, cb);                                   // 10^9 + 7 inside
-    expect_window("2000000000", rs, 200, cb);                                   // 2 * (10^9 + 7) = 2000000014
-    expect_window(std::to_string(big32 - 50), rs, 200, cb);                     // big32 inside
-    expect_window(std::to_string(3 * big32 - 100), rs, 200, cb);                // 3 * big32 inside
-    expect_window(kTwo64Minus1, rs, 5, cb);                                     // UINT64_MAX itself
-    expect_window("36893488147419103200", rs, 100, cb);                         // 2 * UINT64_MAX = ...230
-    expect_window("1000000007000000049000000000", rs, 100, cb);                 // a big multiple of 10^9+7
+    expect_window("1000000000", rs, 200, cb);                     // 10^9 + 7 inside
+    expect_window("2000000000", rs, 200, cb);                     // 2 * (10^9 + 7) = 2000000014
+    expect_window(std::to_string(big32 - 50), rs, 200, cb);       // big32 inside
+    expect_window(std::to_string(3 * big32 - 100), rs, 200, cb);  // 3 * big32 inside
+    expect_window(kTwo64Minus1, rs, 5, cb);                       // UINT64_MAX itself
+    expect_window("36893488147419103200", rs, 100, cb);           // 2 * UINT64_MAX = ...230
+    expect_window("1000000007000000049000000000", rs, 100, cb);   // a big multiple of 10^9+7
   }
   ASSERT_EQ(oracle::mod("36893488147419103230", UINT64_MAX), 0u);
   ASSERT_EQ(oracle::mod("2000000014", prime), 0u);
@@ -186,18 +197,22 @@ TEST(FizzBuzz, LongWordsLongerThanChunk) {
 }
 
 TEST(FizzBuzz, TotalLinesLimit) {
-  for (std::uint64_t count : {1, 2, 14, 15, 16, 29, 30, 31, 99, 100, 101, 1000}) {
+  for (std::uint64_t count : {1, 2, 9, 10, 14, 15, 16, 29, 30, 31, 99, 100, 101, 1000, 12345}) {
     for (std::size_t cb : {std::size_t{64}, std::size_t{100}, std::size_t{1000}}) {
       fizzbuzz const g(dec("1"), fizzgen::classic_rules(), count, cb);
-      std::uint64_t const lpc = g.lines_per_chunk();
-      std::uint64_t const chunks = (count + lpc - 1) / lpc;
-      for (std::uint64_t i = 0; i < chunks; ++i) {
+      // Walk the plan: contiguous chunks, the last one partial, then nothing.
+      std::uint64_t next = 0, i = 0;
+      for (; next < count; ++i) {
         auto const c = g.plan(i);
-        ASSERT_TRUE(c.has_value()) << i;
-        EXPECT_EQ(c->lines, i + 1 < chunks ? lpc : count - i * lpc) << "count " << count << " chunk " << i;
+        ASSERT_TRUE(c.has_value()) << "count " << count << " chunk " << i;
+        EXPECT_EQ(c->first_line, next);
+        ASSERT_GT(c->lines, 0u);
+        EXPECT_LE(c->lines, g.lines_per_chunk());
+        next += c->lines;
       }
-      EXPECT_FALSE(g.plan(chunks).has_value());
-      EXPECT_FALSE(g.plan(chunks + 1).has_value());
+      EXPECT_EQ(next, count);
+      EXPECT_FALSE(g.plan(i).has_value());
+      EXPECT_FALSE(g.plan(i + 1).has_value());
       EXPECT_FALSE(g.plan(UINT64_MAX).has_value());
       expect_window("1", oracle::classic(), count, cb);
     }
@@ -207,18 +222,68 @@ TEST(FizzBuzz, TotalLinesLimit) {
 TEST(FizzBuzz, ZeroLinesIsAnEmptyStream) {
   fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::uint64_t{0}, 64);
   EXPECT_FALSE(g.plan(0).has_value());
+  EXPECT_FALSE(g.plan(1).has_value());
 }
 
-TEST(FizzBuzz, UnboundedPlanKeepsGoing) {
-  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::nullopt, 100);
-  std::uint64_t const lpc = g.lines_per_chunk();
-  ASSERT_GT(lpc, 0u);
-  for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{1} << 40}) {
-    auto const c = g.plan(i);
-    ASSERT_TRUE(c.has_value());
-    EXPECT_EQ(c->index, i);
-    EXPECT_EQ(c->first_line, i * lpc);
-    EXPECT_EQ(c->lines, lpc);
+/// The largest chunk index the plan gives (the plan is a prefix of indices).
+std::uint64_t last_chunk(fizzbuzz const& g) {
+  std::uint64_t lo = 0, hi = UINT64_MAX;  // plan(lo) valid, answer in [lo, hi]
+  EXPECT_TRUE(g.plan(0).has_value());
+  if (g.plan(hi)) return hi;
+  while (hi - lo > 1) {
+    std::uint64_t const mid = lo + (hi - lo) / 2;
+    (g.plan(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+TEST(FizzBuzz, UnboundedPlanIsContiguousToTheEnd) {
+  for (std::string const from :
+       {"1", "98", "18446744073709551600", "1234567890123456789012345678901234567890"}) {
+    for (std::size_t cb : {std::size_t{100}, std::size_t{4096}, fizzbuzz::kDefaultChunkBytes}) {
+      fizzbuzz const g(dec(from), fizzgen::classic_rules(), std::nullopt, cb);
+      ASSERT_GT(g.lines_per_chunk(), 0u);
+      std::uint64_t const last = last_chunk(g);
+      for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000}, last / 2, last - 1}) {
+        auto const c = g.plan(i);
+        auto const d = g.plan(i + 1);
+        ASSERT_TRUE(c && d) << i;
+        EXPECT_EQ(c->index, i);
+        EXPECT_EQ(d->index, i + 1);
+        EXPECT_EQ(c->first_line + c->lines, d->first_line) << "chunk " << i;
+        EXPECT_GT(c->lines, 0u);
+        EXPECT_LE(c->lines, g.lines_per_chunk());
+      }
+      // The stream covers line offsets up to 2^64 - 1 (exclusive), not past them.
+      auto const end = g.plan(last);
+      ASSERT_TRUE(end.has_value());
+      EXPECT_EQ(end->first_line + end->lines, UINT64_MAX) << from << ", chunk " << cb;
+    }
+  }
+}
+
+TEST(FizzBuzz, ChunksNeverMixDigitWidthsAndStayNearChunkBytes) {
+  for (std::string const from : {"1", "95", "99999999999999999000"}) {
+    for (std::size_t cb : {std::size_t{1000}, std::size_t{4096}, std::size_t{65536}}) {
+      std::uint64_t const count = 30000;
+      fizzbuzz const g(dec(from), fizzgen::classic_rules(), count, cb);
+      std::uint64_t bytes_total = 0, chunks = 0;
+      for (std::uint64_t i = 0;; ++i) {
+        auto const c = g.plan(i);
+        if (!c) break;
+        std::string const first = oracle::add(from, std::to_string(c->first_line));
+        std::string const last = oracle::add(from, std::to_string(c->first_line + c->lines - 1));
+        EXPECT_EQ(first.size(), last.size()) << "chunk " << i << " mixes widths: " << first << ".." << last;
+        std::size_t const n = fill_checked(g, *c).size();
+        // "About chunk_bytes": never more than twice, whatever the width.
+        EXPECT_LE(n, 2 * cb) << "chunk " << i << " from " << from;
+        bytes_total += n;
+        ++chunks;
+      }
+      EXPECT_GT(chunks, 0u);
+      // Whole chunks average near chunk_bytes (the edges of a width and the end are partial).
+      EXPECT_GE(bytes_total * 2, (chunks - std::min<std::uint64_t>(chunks, 3)) * cb) << from << ", " << cb;
+    }
   }
 }
 
@@ -227,16 +292,17 @@ TEST(FizzBuzz, FarChunksOfAnUnboundedStream) {
   // capacity must allow for, and residues computed from a huge line offset.
   for (std::string const from : {"1", "999999", "1234567890123456789012345678901234567890"}) {
     for (std::size_t cb : {std::size_t{64}, std::size_t{1000}}) {
-      for (oracle::rules const& rs : {oracle::classic(), oracle::rules{{2, "a"}, {3, "bb"}, {7, "ccc"}},
-                                      oracle::rules{{1000000007, "P"}, {(std::uint64_t{1} << 33) + 1, "Q"}}}) {
+      for (oracle::rules const& rs :
+           {oracle::classic(), oracle::rules{{2, "a"}, {3, "bb"}, {7, "ccc"}},
+            oracle::rules{{1000000007, "P"}, {(std::uint64_t{1} << 33) + 1, "Q"}}}) {
         fizzbuzz const g(dec(from), to_rules(rs), std::nullopt, cb);
-        std::uint64_t const lpc = g.lines_per_chunk();
-        std::uint64_t const last = (UINT64_MAX - 1) / lpc;  // the last chunk with a first line < 2^64 - 1
+        std::uint64_t const last = last_chunk(g);
         for (std::uint64_t idx : {last / 3, last / 2 + 7, last - 1, last}) {
           auto const c = g.plan(idx);
           ASSERT_TRUE(c.has_value()) << idx;
           std::string const first = oracle::add(from, std::to_string(c->first_line));
-          ASSERT_EQ(fill_checked(g, *c), oracle::fizzbuzz_lines(first, rs, c->lines))
+          ASSERT_EQ(
+              oracle::first_difference(fill_checked(g, *c), oracle::fizzbuzz_lines(first, rs, c->lines)), "")
               << "from " << from << " chunk " << idx << " first line " << c->first_line;
         }
       }
@@ -281,6 +347,143 @@ TEST(FizzBuzz, SeededRandomWindows) {
     std::size_t const cb = 1 + rng() % 2000;
     expect_window(from, rs, count, cb);
     if (HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+
+// ---- every vector kernel against the oracle ----------------------------------------------------
+// The kernels write 30-line classic blocks starting at a number = 1 mod 30 and never across a
+// digit roll-over, so these windows are long enough (hundreds of lines, chunks of hundreds of
+// lines) for whole blocks on both sides of each roll-over.
+
+namespace {
+
+TEST(FizzBuzzArch, ListEndsWithScalarAndFindsByName) {
+  auto const archs = fizzgen::kernel_archs();
+  ASSERT_FALSE(archs.empty());
+  EXPECT_EQ(archs.back().name, "scalar");
+  EXPECT_TRUE(archs.back().available);
+  for (auto const& a : archs) {
+    EXPECT_EQ(fizzgen::find_arch(a.name), &a) << a.name;
+    if (a.blocks != nullptr) {
+      EXPECT_GT(a.max_prefix, 0u) << a.name;
+    }
+  }
+  EXPECT_EQ(fizzgen::find_arch("no-such-arch"), nullptr);
+  EXPECT_TRUE(fizzgen::default_arch().available);
+  for (auto const* a : available_archs()) {
+    fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::nullopt, 4096, *a);
+    EXPECT_EQ(&g.arch(), a);
+  }
+}
+
+// A kernel that counts its calls and the blocks it wrote, then delegates to the best real one:
+// proves the windows below reach the vector path, not only the scalar edges around it.
+std::uint64_t g_kernel_calls = 0;
+std::uint64_t g_kernel_blocks = 0;
+fizzgen::blocks_fn g_kernel_inner = nullptr;
+char* counting_blocks(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept {
+  ++g_kernel_calls;
+  g_kernel_blocks += blocks;
+  return g_kernel_inner(out, prefix, prefix_len, blocks);
+}
+
+TEST(FizzBuzzArch, WindowsReachTheVectorKernel) {
+  fizzgen::kernel_arch const* best = nullptr;
+  for (auto const* a : available_archs())
+    if (a->blocks != nullptr && best == nullptr) best = a;
+  if (best == nullptr) GTEST_SKIP() << "no vector kernel on this CPU";
+  g_kernel_inner = best->blocks;
+  fizzgen::kernel_arch counting = *best;
+  counting.name = "counting";
+  counting.blocks = counting_blocks;
+  g_kernel_calls = g_kernel_blocks = 0;
+  expect_window(oracle::pow10_minus(12, 95), oracle::classic(), 300, 4096, counting);
+  EXPECT_GT(g_kernel_calls, 0u);
+  EXPECT_GE(g_kernel_blocks, 6u);  // 300 lines with one roll-over: at least 6 whole blocks
+  g_kernel_calls = g_kernel_blocks = 0;
+  expect_window("1", oracle::classic(), 100000, fizzbuzz::kDefaultChunkBytes, counting);
+  EXPECT_GE(g_kernel_blocks, 100000u / 30 - 10);
+  // Custom rules never take the classic kernel.
+  g_kernel_calls = 0;
+  expect_window("1", oracle::rules{{3, "Fizz"}, {5, "Bazz"}}, 1000, 4096, counting);
+  EXPECT_EQ(g_kernel_calls, 0u);
+}
+
+TEST(FizzBuzzArch, EveryDigitRollOverUpTo70Digits) {
+  for (auto const* arch : available_archs()) {
+    for (unsigned k = 1; k <= 70; ++k) {
+      std::string const from = k <= 2 ? "1" : oracle::pow10_minus(k, 95);
+      for (std::size_t cb : {std::size_t{1000}, std::size_t{4096}, fizzbuzz::kDefaultChunkBytes}) {
+        expect_window(from, oracle::classic(), 300, cb, *arch);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(FizzBuzzArch, EveryPhaseModThirty) {
+  // Starts at every residue mod 30, so chunks begin at every phase of the 30-line block.
+  for (auto const* arch : available_archs()) {
+    for (unsigned phase = 0; phase < 30; ++phase) {
+      for (std::string const base : {"1000000", "123456789012345678900000", "18446744073709551000"}) {
+        std::string const from = oracle::add(base, std::to_string(phase));
+        for (std::size_t cb : {std::size_t{777}, std::size_t{4096}}) {
+          expect_window(from, oracle::classic(), 500, cb, *arch);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST(FizzBuzzArch, LongRunFromOne) {
+  std::string const want = oracle::fizzbuzz_lines("1", 200000);
+  for (auto const* arch : available_archs()) {
+    for (std::size_t cb : {std::size_t{1000}, std::size_t{65536}, fizzbuzz::kDefaultChunkBytes}) {
+      fizzbuzz const g(dec("1"), fizzgen::classic_rules(), 200000, cb, *arch);
+      ASSERT_EQ(oracle::first_difference(generate_all(g, 200000), want), "")
+          << arch->name << ", chunk " << cb;
+    }
+  }
+}
+
+TEST(FizzBuzzArch, FarChunksOfAnUnboundedStream) {
+  for (auto const* arch : available_archs()) {
+    for (std::string const from : {"1", "1234567890123456789012345678901234567890"}) {
+      fizzbuzz const g(dec(from), fizzgen::classic_rules(), std::nullopt, 8192, *arch);
+      std::uint64_t const last = last_chunk(g);
+      for (std::uint64_t idx : {std::uint64_t{0}, std::uint64_t{12345}, last / 3, last / 2 + 7, last}) {
+        auto const c = g.plan(idx);
+        ASSERT_TRUE(c.has_value());
+        std::string const first = oracle::add(from, std::to_string(c->first_line));
+        ASSERT_EQ(oracle::first_difference(fill_checked(g, *c),
+                                           oracle::fizzbuzz_lines(first, oracle::classic(), c->lines)),
+                  "")
+            << arch->name << " from " << from << " chunk " << idx;
+      }
+    }
+  }
+}
+
+TEST(FizzBuzzArch, SeededRandomWindows) {
+  std::mt19937_64 rng(0xA4C4);
+  for (int iter = 0; iter < 300; ++iter) {
+    unsigned const k = 1 + static_cast<unsigned>(rng() % 66);
+    std::string from;
+    if (iter % 3 == 0 && k >= 3) {
+      from = oracle::pow10_minus(k, 1 + rng() % 3000);
+    } else {
+      from += static_cast<char>('1' + rng() % 9);
+      for (unsigned i = 1; i < k; ++i) from += static_cast<char>('0' + rng() % 10);
+    }
+    std::uint64_t const count = 1 + rng() % 3000;
+    std::size_t const cb = 100 + rng() % 20000;
+    for (auto const* arch : available_archs()) {
+      expect_window(from, oracle::classic(), count, cb, *arch);
+      if (HasFatalFailure()) return;
+    }
   }
 }
 

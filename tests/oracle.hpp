@@ -26,7 +26,8 @@ inline std::string increment(std::string n) {
     }
     n[i] = '0';
   }
-  return "1" + n;
+  n.insert(n.begin(), '1');
+  return n;
 }
 
 /// a + b for decimal strings, schoolbook addition from the right.
@@ -102,6 +103,13 @@ inline std::string yes_bytes(std::vector<std::string> const& words, std::size_t 
   return out;
 }
 
+/// 10^k as a decimal string.
+inline std::string pow10(unsigned k) {
+  std::string out(k + 1, '0');
+  out[0] = '1';
+  return out;
+}
+
 /// 10^k - m as a decimal string (k >= 1, 1 <= m <= 10^k - 1).
 inline std::string pow10_minus(unsigned k, std::uint64_t m) {
   // 10^k - m = (10^k - 1) - (m - 1): subtract m - 1 from k nines digit by digit.
@@ -113,6 +121,27 @@ inline std::string pow10_minus(unsigned k, std::uint64_t m) {
   }
   while (out.size() > 1 && out[0] == '0') out.erase(out.begin());
   return out;
+}
+
+/// "" when got == want, else where they first differ, with a little context: gtest's own diff of
+/// two long multi-line strings is quadratic, so big comparisons report through this.
+inline std::string first_difference(std::string const& got, std::string const& want) {
+  if (got == want) return "";
+  std::size_t at = 0;
+  while (at < got.size() && at < want.size() && got[at] == want[at]) ++at;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < at; ++i) line += want[i] == '\n' ? 1 : 0;
+  std::size_t const from = at < 40 ? 0 : at - 40;
+  auto excerpt = [&](std::string const& s) {
+    if (from >= s.size()) return std::string("<end>");
+    std::string e = s.substr(from, 80);
+    for (char& c : e) c = c == '\n' ? '|' : c;
+    return "\"" + e + "\"";
+  };
+  return "sizes " + std::to_string(got.size()) + " (got) vs " + std::to_string(want.size()) +
+         " (want); first difference at byte " + std::to_string(at) + " (line " + std::to_string(line) +
+         "), from byte " + std::to_string(from) + " ('|' is a newline):\n  got  " + excerpt(got) +
+         "\n  want " + excerpt(want);
 }
 
 }  // namespace oracle

@@ -1,0 +1,557 @@
+// End to end: the real fizzgen binary through /bin/sh pipelines, real pipes, pv, files, and
+// fizzgen check, judged against the line-at-a-time oracle and GNU yes.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "oracle.hpp"
+
+#ifndef FIZZGEN_BINARY
+#error "FIZZGEN_BINARY must name the fizzgen binary under test"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string read_file(fs::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(fs::path const& p, std::string const& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+std::size_t count_lines(std::string const& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+struct outcome {
+  int status = -1;  ///< exit status of the shell (the last command of a pipeline)
+  bool timed_out = false;
+  double seconds = 0;
+  std::string out, err;
+};
+
+/// Each test gets a fresh directory; commands run in it through /bin/sh with $F naming fizzgen.
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char const* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_e2e_XXXXXX";
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  /// Runs `cmd` with /bin/sh in the test directory, stdin from /dev/null (unless the command
+  /// redirects it), stdout and stderr captured. The whole process group is killed after `limit`.
+  outcome sh(std::string const& cmd, std::chrono::seconds limit = 20s) {
+    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
+    auto const start = std::chrono::steady_clock::now();
+    pid_t const pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      int const in_fd = ::open("/dev/null", O_RDONLY);
+      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
+      ::dup2(in_fd, 0);
+      ::dup2(out_fd, 1);
+      ::dup2(err_fd, 2);
+      ::signal(SIGPIPE, SIG_DFL);  // the shell and its pipeline get the default, like a terminal's
+      ::setenv("F", FIZZGEN_BINARY, 1);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    outcome o;
+    if (pid < 0) {
+      ADD_FAILURE() << "fork failed";
+      return o;
+    }
+    ::setpgid(pid, pid);  // also from here, so the kill below cannot race the child's own call
+    int wstatus = 0;
+    for (;;) {
+      pid_t const r = ::waitpid(pid, &wstatus, WNOHANG);
+      if (r == pid) break;
+      if (std::chrono::steady_clock::now() - start > limit) {
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, &wstatus, 0);
+        o.timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    ::kill(-pid, SIGKILL);  // stragglers of the pipeline, if any
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    o.out = read_file(out);
+    o.err = read_file(err);
+    EXPECT_FALSE(o.timed_out) << "timed out after " << limit.count() << "s: " << cmd;
+    return o;
+  }
+
+  /// Runs cmd and expects it to succeed quietly.
+  std::string ok(std::string const& cmd, std::chrono::seconds limit = 20s) {
+    outcome const o = sh(cmd, limit);
+    EXPECT_EQ(o.status, 0) << cmd << "\nstderr: " << o.err;
+    EXPECT_EQ(o.err, "") << cmd;
+    return o.out;
+  }
+
+  fs::path path(std::string const& name) const { return dir_ / name; }
+
+  fs::path dir_;
+};
+
+/// The oracle for lines 1..n, computed once per n (the big ones are used by several tests).
+std::string const& classic_from_one(std::uint64_t n) {
+  static std::vector<std::pair<std::uint64_t, std::string>> cache;
+  for (auto const& [k, v] : cache)
+    if (k == n) return v;
+  cache.emplace_back(n, oracle::fizzbuzz_lines("1", n));
+  return cache.back().second;
+}
+
+// ---- windows of the sequence --------------------------------------------------------------------
+
+TEST_F(E2E, FirstLines) {
+  EXPECT_EQ(ok("$F --count 15"), "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\nFizzBuzz\n");
+  EXPECT_EQ(oracle::first_difference(ok("$F --count 100000"), classic_from_one(100000)), "");
+}
+
+TEST_F(E2E, WindowsMatchTheOracle) {
+  struct window {
+    std::string from;
+    std::uint64_t count;
+  };
+  std::vector<window> const windows{
+      {"99999999999999999999999999999990", 30},  // past 2^64 and a digit roll-over
+      {"999999999999999990", 40},
+      {"18446744073709551600", 40},  // across 2^64
+      {"9980", 40},
+      {"1", 1},
+      {"7", 1},
+      {oracle::pow10_minus(25, 20), 40},
+      {"1234567890123456789012345678901234567890", 100},
+  };
+  for (auto const& w : windows) {
+    for (char const* threads : {"", " --threads 1", " --threads 3"}) {
+      std::string const cmd = "$F --from " + w.from + " --count " + std::to_string(w.count) + threads;
+      EXPECT_EQ(oracle::first_difference(ok(cmd), oracle::fizzbuzz_lines(w.from, w.count)), "") << cmd;
+    }
+  }
+}
+
+TEST_F(E2E, ToIsInclusive) {
+  EXPECT_EQ(oracle::first_difference(ok("$F --to 15"), oracle::fizzbuzz_lines("1", 15)), "");
+  EXPECT_EQ(oracle::first_difference(ok("$F --from 5 --to 20"), oracle::fizzbuzz_lines("5", 16)), "");
+  EXPECT_EQ(ok("$F --from 7 --to 7"), "7\n");
+  EXPECT_EQ(oracle::first_difference(ok("$F --from 18446744073709551610 --to 18446744073709551630"),
+                                     oracle::fizzbuzz_lines("18446744073709551610", 21)),
+            "");
+  EXPECT_EQ(ok("$F --from 0099 --to 0101"), "Fizz\nBuzz\n101\n");
+}
+
+TEST_F(E2E, ThreadCountsGiveIdenticalBytes) {
+  std::string const& want = classic_from_one(300000);
+  for (int t = 1; t <= 8; ++t) {
+    std::string const cmd = "$F --count 300000 --threads " + std::to_string(t);
+    std::string const got = ok(cmd);
+    ASSERT_EQ(got.size(), want.size()) << cmd;
+    ASSERT_EQ(oracle::first_difference(got, want), "") << cmd;
+  }
+  // The same through a pipe (vmsplice) rather than into a file.
+  for (int t : {1, 2, 4, 8}) {
+    std::string const cmd = "$F --count 300000 --threads " + std::to_string(t) + " | cat";
+    ASSERT_EQ(oracle::first_difference(ok(cmd), want), "") << cmd;
+  }
+}
+
+TEST_F(E2E, CustomRules) {
+  oracle::rules const abc{{2, "a"}, {3, "bb"}, {7, "ccc"}};
+  EXPECT_EQ(oracle::first_difference(ok("$F --rule 2:a --rule 3:bb --rule 7:ccc --count 1000"),
+                                     oracle::fizzbuzz_lines("1", abc, 1000)),
+            "");
+  EXPECT_EQ(
+      oracle::first_difference(
+          ok("$F --rule 2:a --rule 3:bb --rule 7:ccc --from 99999999999999999990 --count 50 --threads 2"),
+          oracle::fizzbuzz_lines("99999999999999999990", abc, 50)),
+      "");
+  EXPECT_EQ(ok("$F --rule 1:X --count 4"), "X\nX\nX\nX\n");
+  EXPECT_EQ(oracle::first_difference(ok("$F --rule 1000000007:P --from 1000000000 --count 20"),
+                                     oracle::fizzbuzz_lines("1000000000", {{1000000007, "P"}}, 20)),
+            "");
+  EXPECT_EQ(
+      oracle::first_difference(ok("$F --rule 4294967311:Q --rule 3:Fizz --from 4294967300 --count 30"),
+                               oracle::fizzbuzz_lines("4294967300", {{4294967311, "Q"}, {3, "Fizz"}}, 30)),
+      "");
+  // Order of the words follows the order of the options.
+  EXPECT_EQ(ok("$F --rule 5:Buzz --rule 3:Fizz --from 14 --count 2"), "14\nBuzzFizz\n");
+}
+
+// ---- yes ----------------------------------------------------------------------------------------
+
+TEST_F(E2E, YesMatchesGnuYes) {
+  std::vector<std::string> const arg_sets{"", "a b", "-- -n", "''", "'' a", "a ''", "hello   'big world'"};
+  for (auto const& args : arg_sets) {
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{3000017}}) {
+      std::string const bytes = std::to_string(n);
+      std::string const want = ok("/usr/bin/yes " + args + " | head -c " + bytes);
+      ASSERT_EQ(want.size(), n) << args;
+      EXPECT_EQ(oracle::first_difference(ok("$F yes " + args + " | head -c " + bytes), want), "")
+          << "yes " << args << ", " << n << " bytes";
+      EXPECT_EQ(oracle::first_difference(ok("$F yes --bytes " + bytes + " " + args), want), "")
+          << "yes --bytes " << args;
+    }
+  }
+  EXPECT_EQ(ok("$F yes --count 3 a b"), "a b\na b\na b\n");
+  EXPECT_EQ(ok("$F yes --count 2"), "y\ny\n");
+  EXPECT_EQ(ok("$F yes --count 2 -- --count"), "--count\n--count\n");
+}
+
+TEST_F(E2E, YesLineLongerThanOneMebibyte) {
+  // One argument may hold at most 128 KiB (MAX_ARG_STRLEN), so 11 of 100 KiB make a 1.1 MiB line.
+  std::string const setup =
+      "A=$(head -c 102400 /dev/zero | tr '\\0' x); ARGS=\"$A $A $A $A $A $A $A $A $A $A $A\"; ";
+  std::string const bytes = std::to_string(5 * (1 << 20) + 17);
+  std::string const want = ok(setup + "/usr/bin/yes $ARGS | head -c " + bytes);
+  ASSERT_EQ(want.size(), 5u * (1 << 20) + 17);
+  ASSERT_EQ(want.find('\n'), 11u * 102400 + 10);
+  EXPECT_EQ(oracle::first_difference(ok(setup + "$F yes $ARGS | head -c " + bytes), want), "");
+  EXPECT_EQ(oracle::first_difference(ok(setup + "$F yes --bytes " + bytes + " $ARGS"), want), "");
+  EXPECT_EQ(oracle::first_difference(ok(setup + "$F yes --threads 3 $ARGS | head -c " + bytes), want), "");
+}
+
+// ---- real pipes, pv, files ----------------------------------------------------------------------
+
+TEST_F(E2E, ThroughPipesAndPv) {
+  std::string const& want = classic_from_one(2000000);
+  ok("$F --count 2000000 | cat > direct");
+  EXPECT_EQ(oracle::first_difference(read_file(path("direct")), want), "") << "fizzgen | cat";
+  for (char const* threads : {"", " --threads 1", " --threads 2", " --threads 4"}) {
+    ok(std::string("$F --count 2000000") + threads + " | pv -q | cat > via_pv");
+    std::string const got = read_file(path("via_pv"));
+    ASSERT_EQ(got.size(), want.size()) << threads;
+    ASSERT_EQ(oracle::first_difference(got, want), "") << "fizzgen" << threads << " | pv -q | cat: corrupted";
+  }
+}
+
+TEST_F(E2E, PvThenCheck) {
+  for (char const* threads : {"", " --threads 1", " --threads 2"}) {
+    std::string const out = ok(std::string("$F --count 2000000") + threads + " | pv -q | $F check");
+    EXPECT_NE(out.find("OK"), std::string::npos) << out;
+    EXPECT_NE(out.find("2000000"), std::string::npos) << out;
+  }
+  // A bigger run: a pipe reader that forwards with splice is where reused buffers would show.
+  std::string const out = ok("$F --count 10M --threads 2 | pv -q | $F check", 40s);
+  EXPECT_NE(out.find("OK"), std::string::npos) << out;
+}
+
+TEST_F(E2E, FileOutputEqualsPipeOutput) {
+  ok("$F --count 200000 --threads 2 > file");
+  ok("$F --count 200000 --threads 2 | cat > piped");
+  std::string const file = read_file(path("file"));
+  EXPECT_EQ(oracle::first_difference(file, read_file(path("piped"))), "");
+  EXPECT_EQ(oracle::first_difference(file, classic_from_one(200000)), "");
+}
+
+TEST_F(E2E, AppendToFile) {
+  write_file(path("log"), "header\n");
+  ok("$F --count 100000 >> log");
+  ok("$F --from 5 --count 10 >> log");
+  EXPECT_TRUE(read_file(path("log")) ==
+              "header\n" + classic_from_one(100000) + oracle::fizzbuzz_lines("5", 10));
+}
+
+TEST_F(E2E, BytesCutsExactly) {
+  std::string const& all = classic_from_one(1000000);
+  struct cut {
+    char const* arg;
+    std::size_t bytes;
+  };
+  for (cut c :
+       {cut{"1", 1}, cut{"2", 2}, cut{"1000", 1000}, cut{"1K", 1024}, cut{"1KB", 1000}, cut{"3b", 1536},
+        cut{"1M", 1 << 20}, cut{"2MB", 2000000}, cut{"1048577", (1 << 20) + 1}, cut{"12345", 12345}}) {
+    for (char const* threads : {" --threads 1", " --threads 3"}) {
+      std::string const cmd = std::string("$F --bytes ") + c.arg + threads;
+      std::string const got = ok(cmd);
+      ASSERT_EQ(got.size(), c.bytes) << cmd;
+      EXPECT_EQ(oracle::first_difference(got, all.substr(0, c.bytes)), "") << cmd;
+      EXPECT_EQ(oracle::first_difference(ok(cmd + " | cat"), got), "") << cmd << " | cat";
+    }
+  }
+  EXPECT_EQ(ok("$F --bytes 0"), "");
+  EXPECT_EQ(ok("$F yes --bytes 1M | wc -c"), "1048576\n");
+  // --count takes the same suffixes; --bytes and --count together: whichever ends first.
+  EXPECT_EQ(count_lines(ok("$F --count 1K")), 1024u);
+  EXPECT_EQ(oracle::first_difference(ok("$F --count 2K --bytes 100"), all.substr(0, 100)), "");
+  EXPECT_EQ(oracle::first_difference(ok("$F --count 10 --bytes 1M"), oracle::fizzbuzz_lines("1", 10)), "");
+}
+
+// ---- check --------------------------------------------------------------------------------------
+
+TEST_F(E2E, CheckPasses) {
+  std::string const out = ok("$F --count 1000000 --threads 4 | $F check");
+  EXPECT_NE(out.find("OK"), std::string::npos) << out;
+  EXPECT_NE(out.find("1000000"), std::string::npos) << out;
+  std::string const custom = "--from 99999999999999999990 --rule 2:a --rule 3:bb --rule 7:ccc";
+  EXPECT_NE(ok("$F " + custom + " --count 100000 | $F check " + custom).find("OK"), std::string::npos);
+}
+
+TEST_F(E2E, CheckFailsOnACorruptedLine) {
+  std::string const& all = classic_from_one(1000);
+  std::size_t offset = 0;  // byte offset of line 500
+  for (int line = 1; line < 500; ++line) offset = all.find('\n', offset) + 1;
+  outcome const o = sh("$F --count 1000 | sed '500s/.*/WRONG/' | $F check");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find("500"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(std::to_string(offset)), std::string::npos) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1u) << o.err;
+}
+
+TEST_F(E2E, CheckFailsOnAMissingLineAndWrongStart) {
+  outcome const missing = sh("$F --count 1000 | sed '777d' | $F check");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("777"), std::string::npos) << missing.err;
+  outcome const wrong_from = sh("$F --from 2 --count 10 | $F check");
+  EXPECT_EQ(wrong_from.status, 1);
+  EXPECT_FALSE(wrong_from.err.empty());
+  outcome const wrong_rules = sh("$F --count 100 --rule 3:Fizz | $F check");
+  EXPECT_EQ(wrong_rules.status, 1);
+}
+
+TEST_F(E2E, CheckCatchesSubtleCorruption) {
+  // One digit changed deep in a big stream; a word misspelt near its end.
+  ASSERT_EQ(oracle::fizzbuzz_line("123458", oracle::classic()), "123458\n");
+  outcome const digit = sh("$F --count 300000 | sed '123458s/8/9/' | $F check");
+  EXPECT_EQ(digit.status, 1) << digit.out;
+  EXPECT_NE(digit.err.find("123458"), std::string::npos) << digit.err;
+  ASSERT_EQ(oracle::fizzbuzz_line("299997", oracle::classic()), "Fizz\n");
+  outcome const fizz = sh("$F --count 300000 | sed '299997s/Fizz/Fuzz/' | $F check");
+  EXPECT_EQ(fizz.status, 1) << fizz.out;
+  EXPECT_NE(fizz.err.find("299997"), std::string::npos) << fizz.err;
+}
+
+TEST_F(E2E, CheckAcceptsACutOffFinalLine) {
+  for (char const* bytes : {"1", "1000", "12345", "1M"}) {
+    std::string const out = ok(std::string("$F --bytes ") + bytes + " --threads 2 | $F check");
+    EXPECT_NE(out.find("OK"), std::string::npos) << bytes << ": " << out;
+  }
+  // A cut-off line that is not a prefix of the expected one still fails.
+  EXPECT_NE(ok("printf '1\\n2\\nFiz' | $F check").find("OK"), std::string::npos);
+  outcome const o = sh("printf '1\\n2\\nFuz' | $F check");
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+TEST_F(E2E, HugeStartNumber) {
+  std::string const from = std::string(1000, '9');
+  std::string const cmd = "$F --count 40 --from " + from;
+  EXPECT_EQ(oracle::first_difference(ok(cmd), oracle::fizzbuzz_lines(from, 40)), "");
+  EXPECT_NE(ok(cmd + " | $F check --from " + from).find("OK"), std::string::npos);
+}
+
+TEST_F(E2E, EmptyStreams) {
+  EXPECT_EQ(ok("$F --count 0"), "");
+  EXPECT_EQ(ok("$F yes --count 0"), "");
+  EXPECT_EQ(ok("$F yes --bytes 0"), "");
+  EXPECT_EQ(ok("$F --count 0 | wc -c"), "0\n");
+}
+
+// ---- kernels, reuse policies, measurement modes -------------------------------------------------
+
+TEST_F(E2E, EveryArchGivesTheOracleBytes) {
+  // `--list-archs` lines: NAME, then "available" (perhaps "(default)") or something else.
+  std::string const list = ok("$F --list-archs");
+  std::vector<std::string> archs;
+  std::size_t pos = 0;
+  while (pos < list.size()) {
+    std::size_t const eol = std::min(list.find('\n', pos), list.size());
+    std::string const line = list.substr(pos, eol - pos);
+    pos = eol + 1;
+    std::size_t const gap = line.find(' ');
+    if (gap == std::string::npos) continue;
+    std::size_t const word = line.find_first_not_of(' ', gap);
+    if (word != std::string::npos && line.compare(word, 9, "available") == 0)
+      archs.push_back(line.substr(0, gap));
+  }
+  ASSERT_FALSE(archs.empty()) << list;
+  EXPECT_NE(std::find(archs.begin(), archs.end(), "scalar"), archs.end()) << list;
+  std::string const& want = classic_from_one(300000);
+  std::string const far_from = "99999999999999999000";
+  std::string const far = oracle::fizzbuzz_lines(far_from, 3000);
+  for (auto const& arch : archs) {
+    EXPECT_EQ(oracle::first_difference(ok("$F --arch " + arch + " --count 300000 --threads 2"), want), "")
+        << arch;
+    EXPECT_EQ(oracle::first_difference(
+                  ok("FIZZGEN_ARCH=" + arch + " $F --from " + far_from + " --count 3000"), far),
+              "")
+        << arch;
+    EXPECT_NE(ok("$F --arch " + arch + " --count 1M --threads 2 | pv -q | $F check").find("OK"),
+              std::string::npos)
+        << arch;
+  }
+}
+
+TEST_F(E2E, ReuseAlwaysWithReadersThatCopy) {
+  // `always` rewrites a buffer in place once the pipe's slots turned over; readers that read(2)
+  // (check, dd) have copied it by then. A 16 KiB pipe turns over every few chunks.
+  for (char const* threads : {" --threads 1", " --threads 2"}) {
+    std::string const gen = std::string("$F --count 2000000 --reuse always --pipe-size 16K") + threads;
+    EXPECT_NE(ok(gen + " | $F check").find("OK"), std::string::npos) << gen;
+    ok(gen + " | dd bs=16k status=none > out");
+    EXPECT_EQ(oracle::first_difference(read_file(path("out")), classic_from_one(2000000)), "") << gen;
+  }
+}
+
+TEST_F(E2E, ReuseNeverThroughPv) {
+  std::string const out =
+      ok("$F --count 2000000 --reuse never --threads 2 --pipe-size 64K | pv -q | $F check");
+  EXPECT_NE(out.find("OK"), std::string::npos) << out;
+}
+
+TEST_F(E2E, StatsGoToStderrOnly) {
+  outcome const o = sh("$F --count 100000 --stats --threads 2 | cat > out");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_FALSE(o.err.empty());
+  EXPECT_EQ(oracle::first_difference(read_file(path("out")), classic_from_one(100000)), "");
+  outcome const y = sh("$F yes --bytes 100000 --stats > out");
+  EXPECT_EQ(y.status, 0) << y.err;
+  EXPECT_FALSE(y.err.empty());
+  EXPECT_EQ(oracle::first_difference(read_file(path("out")), oracle::yes_bytes({}, 100000)), "");
+}
+
+TEST_F(E2E, GenerateOnlyWritesNothing) {
+  EXPECT_EQ(ok("$F --count 1000000 --generate-only"), "");
+  EXPECT_EQ(ok("$F yes --bytes 10M --generate-only"), "");
+}
+
+// ---- output that cannot be written --------------------------------------------------------------
+
+TEST_F(E2E, OutputErrorsAreOneLineAndStatusOne) {
+  struct expect {
+    std::string redirect, mentions;
+  };
+  for (auto const& e : {expect{">&-", "closed"}, expect{"1</dev/null", "writing"},
+                        expect{">/dev/full", std::strerror(ENOSPC)}}) {
+    for (char const* gen : {"--count 100000", "yes"}) {
+      outcome const o = sh("$F " + std::string(gen) + " " + e.redirect);
+      EXPECT_EQ(o.status, 1) << gen << " " << e.redirect << ": " << o.err;
+      EXPECT_EQ(count_lines(o.err), 1u) << gen << " " << e.redirect << ": " << o.err;
+      EXPECT_NE(o.err.find(e.mentions), std::string::npos) << gen << " " << e.redirect << ": " << o.err;
+    }
+  }
+}
+
+// ---- bad input ----------------------------------------------------------------------------------
+
+TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
+  std::vector<std::string> const cases{
+      "--from 0",
+      "--from -5",
+      "--from 12abc",
+      "--from ''",
+      "--rule 0:X",
+      "--rule 3:",
+      "--rule :X",
+      "--rule 3",
+      "--rule x:Fizz",
+      "--rule \"$(printf '3:a\\nb')\"",
+      "--threads 0",
+      "--threads -1",
+      "--threads x",
+      "--from 10 --to 9",
+      "--to 0",
+      "--bogus",
+      "-z",
+      "--count 5 --to 9",
+      "--count 12Q",
+      "--count -1",
+      "--bytes 1X",
+      "--bytes 99999999999999999999999",
+      "yes --threads 0",
+      "yes --bytes x",
+      "check --from 0",
+      "check --rule 0:X",
+      "check --bogus",
+      "nonsense-subcommand",
+      "--arch bogus",
+      "--reuse sometimes",
+      "--generate-only --pipe-only",
+  };
+  for (auto const& args : cases) {
+    outcome const o = sh("$F " + args + " </dev/null");
+    EXPECT_EQ(o.status, 2) << args << "\nstderr: " << o.err;
+    EXPECT_EQ(o.out, "") << args;
+    EXPECT_EQ(count_lines(o.err), 1u) << args << "\nstderr: " << o.err;
+    EXPECT_TRUE(!o.err.empty() && o.err.back() == '\n') << args;
+    EXPECT_GT(o.err.size(), 10u) << args;
+  }
+}
+
+TEST_F(E2E, BadInputNamesTheProblem) {
+  struct expect {
+    std::string args, mentions;
+  };
+  for (auto const& e :
+       {expect{"--from 12abc", "12abc"}, expect{"--rule 0:X", "0:X"}, expect{"--threads 0", "--threads"},
+        expect{"--from 10 --to 9", "--to"}, expect{"--bogus", "--bogus"}, expect{"--from 0", "--from"},
+        expect{"--rule 3:", "--rule"}}) {
+    outcome const o = sh("$F " + e.args);
+    EXPECT_NE(o.err.find(e.mentions), std::string::npos) << e.args << ": " << o.err;
+  }
+}
+
+// ---- the reader goes away -----------------------------------------------------------------------
+
+TEST_F(E2E, HeadEndsThePipelineQuickly) {
+  for (std::string const gen :
+       {"$F", "$F --threads 2", "$F --threads 8", "$F yes", "$F --from 99999999999999999998"}) {
+    // The group's status goes to a file: /bin/sh has no pipefail.
+    outcome const o = sh("{ " + gen + " 2>gen_err; echo $? >gen_status; } | head -1", 10s);
+    EXPECT_EQ(o.status, 0) << gen;
+    std::string const first = gen == "$F yes"                           ? "y\n"
+                              : gen.find("--from") != std::string::npos ? "99999999999999999998\n"
+                                                                        : "1\n";
+    EXPECT_EQ(o.out, first) << gen;
+    EXPECT_LT(o.seconds, 3.0) << gen;
+    std::string const status = read_file(path("gen_status"));
+    // Killed by SIGPIPE (128 + 13) as GNU tools are, or a quiet exit 0.
+    EXPECT_TRUE(status == "141\n" || status == "0\n") << gen << ": exit status " << status;
+    EXPECT_EQ(read_file(path("gen_err")), "") << gen;
+  }
+}
+
+TEST_F(E2E, ReaderGoneMidStream) {
+  outcome const o = sh("{ $F --threads 4 2>gen_err; echo $? >gen_status; } | head -c 50000000 | wc -c", 20s);
+  EXPECT_EQ(o.out, "50000000\n");
+  std::string const status = read_file(path("gen_status"));
+  EXPECT_TRUE(status == "141\n" || status == "0\n") << status;
+  EXPECT_EQ(read_file(path("gen_err")), "");
+}
+
+}  // namespace

@@ -1,0 +1,495 @@
+// The engine: any thread count and chunk size gives the oracle's bytes in order; byte limits cut
+// exactly; a reader that goes away or an output that fails stops every worker promptly.
+
+#include "engine/run.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "generators/fizzbuzz.hpp"
+#include "generators/yes.hpp"
+#include "oracle.hpp"
+#include "output/sink.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using fizzgen::decimal;
+using fizzgen::emit_status;
+using fizzgen::fizzbuzz;
+using fizzgen::run_options;
+using fizzgen::run_report;
+
+/// Collects every emitted byte. emit() is called by one thread at a time, but a different one each
+/// time: the engine's hand-off must order those calls, and TSan checks it does.
+class collect_sink : public fizzgen::sink {
+ public:
+  emit_status emit(std::span<std::byte const> data) noexcept override {
+    bytes.append(reinterpret_cast<char const*>(data.data()), data.size());
+    ++calls;
+    return emit_status::ok;
+  }
+  bool shares_pages() const noexcept override { return false; }
+  std::string_view path() const noexcept override { return "test"; }
+
+  std::string bytes;
+  std::size_t calls = 0;
+};
+
+/// Accepts `ok_emits` emits, then reports the reader gone (or a failure) on every later one.
+class stopping_sink : public fizzgen::sink {
+ public:
+  stopping_sink(std::size_t ok_emits, emit_status then, int err = 0)
+      : ok_emits_(ok_emits), then_(then), err_(err) {}
+  emit_status emit(std::span<std::byte const> data) noexcept override {
+    calls.fetch_add(1);
+    if (accepted < ok_emits_) {
+      ++accepted;
+      bytes.append(reinterpret_cast<char const*>(data.data()), data.size());
+      return emit_status::ok;
+    }
+    if (then_ == emit_status::failed) return fail("write", err_);
+    return then_;
+  }
+  bool shares_pages() const noexcept override { return false; }
+  std::string_view path() const noexcept override { return "test"; }
+
+  std::string bytes;
+  std::size_t accepted = 0;
+  std::atomic<std::size_t> calls{0};
+
+ private:
+  std::size_t ok_emits_;
+  emit_status then_;
+  int err_;
+};
+
+/// A generator that delays some fills, so workers finish their chunks out of order and the
+/// hand-off has to restore the order.
+class jittery : public fizzgen::generator {
+ public:
+  explicit jittery(fizzgen::generator const& inner) : inner_(inner) {}
+  std::size_t chunk_capacity() const noexcept override { return inner_.chunk_capacity(); }
+  std::optional<fizzgen::chunk> plan(std::uint64_t i) const noexcept override { return inner_.plan(i); }
+  std::size_t fill(fizzgen::chunk const& c, std::span<std::byte> out) const noexcept override {
+    std::uint64_t const h = (c.index * 0x9E3779B97F4A7C15ull) >> 61;  // 0..7, fixed per chunk
+    if (h < 3) std::this_thread::sleep_for(std::chrono::microseconds(50 * (h + 1)));
+    return inner_.fill(c, out);
+  }
+  bool constant() const noexcept override { return inner_.constant(); }
+
+ private:
+  fizzgen::generator const& inner_;
+};
+
+/// Runs f on its own thread; if it has not finished within `limit`, the whole test binary aborts
+/// (a hung engine must fail CI, not block it).
+run_report run_with_watchdog(std::function<run_report()> const& f, std::chrono::seconds limit = 20s) {
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    auto const deadline = std::chrono::steady_clock::now() + limit;
+    while (!done.load()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "engine_test: run() did not return within %llds: hang\n",
+                     static_cast<long long>(limit.count()));
+        std::abort();
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+  });
+  run_report const r = f();
+  done.store(true);
+  watchdog.join();
+  return r;
+}
+
+run_report run_guarded(fizzgen::generator const& g, fizzgen::sink& s, run_options const& o) {
+  return run_with_watchdog([&] { return fizzgen::run(g, s, o); });
+}
+
+/// Lines in the first n chunks of g's plan.
+std::uint64_t lines_in_chunks(fizzgen::generator const& g, std::uint64_t n) {
+  std::uint64_t lines = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (auto const c = g.plan(i)) lines += c->lines;
+  return lines;
+}
+
+/// How many chunks g's plan has (g must be bounded).
+std::uint64_t chunk_count(fizzgen::generator const& g) {
+  std::uint64_t n = 0;
+  while (g.plan(n)) ++n;
+  return n;
+}
+
+run_options opts(unsigned threads, std::optional<std::uint64_t> byte_limit = std::nullopt,
+                 unsigned buffers = 0) {
+  run_options o;
+  o.threads = threads;
+  o.byte_limit = byte_limit;
+  o.pin = false;  // tests share the machine; pinning gets its own test
+  o.buffers_per_worker = buffers;
+  return o;
+}
+
+decimal dec(std::string const& s) { return *decimal::parse(s); }
+
+TEST(Engine, ThreadsAndChunkSizesGiveTheOracleBytes) {
+  // More threads than this machine has cores make every hand-off slow: fewer chunks when tiny.
+  for (std::size_t cb : {std::size_t{64}, std::size_t{100}, std::size_t{1000}, std::size_t{4096}}) {
+    std::uint64_t const lines = cb < 1000 ? 1500 : 5000;
+    std::string const want = oracle::fizzbuzz_lines("1", lines);
+    fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, cb);
+    for (unsigned t = 1; t <= 8; ++t) {
+      collect_sink s;
+      run_report const r = run_guarded(g, s, opts(t));
+      ASSERT_EQ(oracle::first_difference(s.bytes, want), "") << t << " threads, chunk " << cb;
+      EXPECT_EQ(r.bytes, want.size());
+      EXPECT_EQ(r.status, emit_status::ok);
+      EXPECT_TRUE(r.error.empty());
+      EXPECT_EQ(r.threads, t);
+      EXPECT_EQ(r.pinned, 0u);
+      EXPECT_GE(r.seconds, 0.0);
+    }
+  }
+}
+
+TEST(Engine, OutOfOrderFillsAreEmittedInOrder) {
+  std::string const from = "99999999999999999990";
+  oracle::rules const rs{{2, "a"}, {3, "bb"}, {7, "ccc"}};
+  std::uint64_t const lines = 3000;
+  std::string const want = oracle::fizzbuzz_lines(from, rs, lines);
+  fizzbuzz const inner(dec(from), {{2, "a"}, {3, "bb"}, {7, "ccc"}}, lines, 200);
+  jittery const g(inner);
+  for (unsigned t : {1u, 2u, 3u, 5u, 8u}) {
+    for (unsigned buffers : {1u, 2u, 3u}) {
+      collect_sink s;
+      run_report const r = run_guarded(g, s, opts(t, std::nullopt, buffers));
+      ASSERT_EQ(oracle::first_difference(s.bytes, want), "") << t << " threads, " << buffers << " buffers";
+      EXPECT_EQ(r.status, emit_status::ok);
+    }
+  }
+}
+
+TEST(Engine, WindowPastTwoToThe64) {
+  std::string const from = "18446744073709550616";  // 2^64 - 1000
+  std::string const want = oracle::fizzbuzz_lines(from, 2000);
+  fizzbuzz const g(dec(from), fizzgen::classic_rules(), 2000, 128);
+  for (unsigned t : {1u, 4u, 7u}) {
+    collect_sink s;
+    run_guarded(g, s, opts(t));
+    ASSERT_EQ(oracle::first_difference(s.bytes, want), "") << t << " threads";
+  }
+}
+
+TEST(Engine, PinnedRunGivesTheSameBytes) {
+  std::string const want = oracle::fizzbuzz_lines("1", 3000);
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), 3000, 256);
+  for (unsigned t : {1u, 3u}) {
+    collect_sink s;
+    run_options o = opts(t);
+    o.pin = true;
+    run_report const r = run_guarded(g, s, o);
+    EXPECT_EQ(oracle::first_difference(s.bytes, want), "");
+    EXPECT_LE(r.pinned, t);
+    EXPECT_EQ(r.threads, t);
+  }
+}
+
+TEST(Engine, ByteLimitCutsExactly) {
+  std::uint64_t const lines = 1500;
+  std::string const all = oracle::fizzbuzz_lines("1", lines);
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 100);
+  // A line boundary, mid-line, a chunk boundary and one off it, the whole stream and beyond.
+  std::size_t const first_chunk = oracle::fizzbuzz_lines("1", lines_in_chunks(g, 3)).size();
+  std::vector<std::uint64_t> const limits{1,
+                                          2,
+                                          3,
+                                          7,
+                                          first_chunk - 1,
+                                          first_chunk,
+                                          first_chunk + 1,
+                                          5 * first_chunk,
+                                          all.size() / 2 + 3,
+                                          all.size() - 1,
+                                          all.size()};
+  for (std::uint64_t limit : limits) {
+    for (unsigned t : {1u, 2u, 3u, 8u}) {
+      collect_sink s;
+      run_report const r = run_guarded(g, s, opts(t, limit));
+      ASSERT_EQ(oracle::first_difference(s.bytes, all.substr(0, limit)), "")
+          << "limit " << limit << ", " << t << " threads";
+      EXPECT_EQ(r.bytes, limit);
+      EXPECT_EQ(r.status, emit_status::ok);
+    }
+  }
+  for (std::uint64_t limit : {all.size() + 1, all.size() * 10, std::size_t{UINT64_MAX}}) {
+    collect_sink s;
+    run_report const r = run_guarded(g, s, opts(3, limit));
+    EXPECT_EQ(oracle::first_difference(s.bytes, all), "") << "limit " << limit;
+    EXPECT_EQ(r.bytes, all.size());
+  }
+}
+
+TEST(Engine, ByteLimitZeroEmitsNothing) {
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::nullopt, 100);
+  for (unsigned t : {1u, 4u}) {
+    collect_sink s;
+    run_report const r = run_guarded(g, s, opts(t, 0));
+    EXPECT_TRUE(s.bytes.empty());
+    EXPECT_EQ(r.bytes, 0u);
+    EXPECT_EQ(r.status, emit_status::ok);
+  }
+}
+
+TEST(Engine, ByteLimitOnAnUnboundedStream) {
+  std::string const all = oracle::fizzbuzz_lines("1", 40000);
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::nullopt, 1000);
+  for (std::uint64_t limit : {std::uint64_t{100000}, std::uint64_t{100003}, std::uint64_t{1}}) {
+    for (unsigned t : {1u, 2u, 8u}) {
+      collect_sink s;
+      run_report const r = run_guarded(g, s, opts(t, limit));
+      ASSERT_EQ(oracle::first_difference(s.bytes, all.substr(0, limit)), "")
+          << "limit " << limit << ", " << t << " threads";
+      EXPECT_EQ(r.bytes, limit);
+    }
+  }
+}
+
+TEST(Engine, ReaderGoneStopsEveryWorker) {
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::nullopt, 100);
+  for (unsigned t = 1; t <= 8; ++t) {
+    for (std::size_t ok_emits : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{37}}) {
+      stopping_sink s(ok_emits, emit_status::reader_gone);
+      auto const start = std::chrono::steady_clock::now();
+      run_report const r = run_guarded(g, s, opts(t));
+      auto const took = std::chrono::steady_clock::now() - start;
+      EXPECT_EQ(r.status, emit_status::reader_gone) << t << " threads";
+      EXPECT_TRUE(r.error.empty()) << r.error;
+      // Exactly one emit saw the reader gone: nobody emitted after it.
+      EXPECT_EQ(s.calls.load(), ok_emits + 1) << t << " threads";
+      // What was accepted is the stream's first ok_emits chunks, in order.
+      ASSERT_EQ(oracle::first_difference(s.bytes, oracle::fizzbuzz_lines("1", lines_in_chunks(g, ok_emits))),
+                "")
+          << t << " threads";
+      EXPECT_LT(took, 5s);
+    }
+  }
+}
+
+TEST(Engine, ReaderGoneWithYes) {
+  fizzgen::yes const g({"y"}, std::nullopt, 4096);
+  for (unsigned t : {1u, 4u, 8u}) {
+    stopping_sink s(10, emit_status::reader_gone);
+    run_report const r = run_guarded(g, s, opts(t));
+    EXPECT_EQ(r.status, emit_status::reader_gone);
+    EXPECT_EQ(s.calls.load(), 11u);
+    EXPECT_EQ(oracle::first_difference(s.bytes, oracle::yes_bytes({"y"}, s.bytes.size())), "");
+    EXPECT_EQ(s.bytes.size(), 10 * 4096u);
+  }
+}
+
+TEST(Engine, FailingSinkReportsTheError) {
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::nullopt, 100);
+  for (unsigned t : {1u, 3u, 8u}) {
+    for (std::size_t ok_emits : {std::size_t{0}, std::size_t{4}}) {
+      stopping_sink s(ok_emits, emit_status::failed, ENOSPC);
+      run_report const r = run_guarded(g, s, opts(t));
+      EXPECT_EQ(r.status, emit_status::failed);
+      EXPECT_NE(r.error.find("write"), std::string::npos) << r.error;
+      EXPECT_NE(r.error.find(std::strerror(ENOSPC)), std::string::npos) << r.error;
+      EXPECT_EQ(s.calls.load(), ok_emits + 1);
+    }
+  }
+}
+
+TEST(Engine, YesWithByteLimit) {
+  std::vector<std::string> const words{"hello", "world"};
+  fizzgen::yes const g(words, std::nullopt, 4096);
+  for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{12}, std::uint64_t{4096},
+                              std::uint64_t{1000003}, std::uint64_t{3} << 20}) {
+    for (unsigned t : {1u, 2u, 4u}) {
+      for (unsigned buffers : {1u, 2u}) {
+        collect_sink s;
+        run_report const r = run_guarded(g, s, opts(t, limit, buffers));
+        ASSERT_EQ(s.bytes.size(), limit);
+        ASSERT_EQ(oracle::first_difference(s.bytes, oracle::yes_bytes(words, limit)), "")
+            << "limit " << limit << ", " << t << " threads";
+        EXPECT_EQ(r.bytes, limit);
+        EXPECT_EQ(r.status, emit_status::ok);
+      }
+    }
+  }
+}
+
+TEST(Engine, YesWithLineLimitAndOddChunks) {
+  std::vector<std::string> const words{"", "a"};
+  fizzgen::yes const g(words, 10007, 100);  // " a\n": 33 lines per chunk, last chunk partial
+  for (unsigned t : {1u, 3u, 8u}) {
+    collect_sink s;
+    run_guarded(g, s, opts(t));
+    ASSERT_EQ(oracle::first_difference(s.bytes, oracle::yes_lines(words, 10007)), "") << t << " threads";
+  }
+}
+
+TEST(Engine, VmsplicedChunksStayIntactUntilRead) {
+  // Everything is spliced into a pipe nobody reads until run() returns: the pipe still holds
+  // references to the pages of every chunk while the workers refill their buffers. Rewriting those
+  // pages in place would change bytes already "written"; the output must be exactly the oracle,
+  // under either reuse policy (`always` may only reuse what provably left the pipe: nothing here).
+  for (auto const policy : {fizzgen::reuse_policy::never, fizzgen::reuse_policy::always}) {
+    for (unsigned t : {1u, 3u}) {
+      for (unsigned buffers : {0u, 1u, 2u}) {
+        int fds[2];
+        ASSERT_EQ(::pipe(fds), 0);
+        auto out = fizzgen::open_sink(fds[1]);
+        ASSERT_EQ(out->path(), "vmsplice");
+        ASSERT_TRUE(out->shares_pages());
+        std::size_t const slots = out->pipe_size() / 4096;
+        ASSERT_GE(slots, 4u);
+        // Chunks of about 1000 bytes start on a page (buffers are page aligned) and take one slot
+        // each: leave two slots free so that no vmsplice ever blocks.
+        std::uint64_t const lines =
+            lines_in_chunks(fizzbuzz(dec("1"), fizzgen::classic_rules(), std::nullopt, 1000), slots - 2);
+        fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 1000);
+        ASSERT_EQ(chunk_count(g), slots - 2);
+        run_options o = opts(t, std::nullopt, buffers);
+        o.reuse = policy;
+        run_report const r = run_guarded(g, *out, o);
+        EXPECT_EQ(r.status, emit_status::ok) << r.error;
+        ::close(fds[1]);
+        std::string got;
+        char buf[65536];
+        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+          got.append(buf, static_cast<std::size_t>(n));
+        ::close(fds[0]);
+        ASSERT_EQ(oracle::first_difference(got, oracle::fizzbuzz_lines("1", lines)), "")
+            << fizzgen::to_string(policy) << ", " << t << " threads, " << buffers << " buffers";
+      }
+    }
+  }
+}
+
+TEST(Engine, RealPipeWithACopyingReader) {
+  // A reader that read(2)s copies the bytes out: in-place reuse once the pipe's slots turned over
+  // (`always`) and fresh pages (`never`) must both deliver the oracle's bytes. A 4-slot pipe turns
+  // over every few chunks, so `always` really rewrites buffers in place.
+  std::uint64_t const lines = 300000;
+  std::string const want = oracle::fizzbuzz_lines("1", lines);
+  for (auto const policy : {fizzgen::reuse_policy::never, fizzgen::reuse_policy::always}) {
+    std::uint64_t reused = 0;
+    for (int pipe_size : {16384, 1 << 20}) {
+      for (std::size_t cb : {std::size_t{4096}, std::size_t{20000}}) {
+        fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, cb);
+        for (unsigned t : {1u, 2u, 4u}) {
+          int fds[2];
+          ASSERT_EQ(::pipe(fds), 0);
+          ::fcntl(fds[1], F_SETPIPE_SZ, pipe_size);  // 1 MiB may be refused (EPERM): then 64 KiB
+          std::string got;
+          std::thread reader([&] {
+            char buf[16384];
+            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+              got.append(buf, static_cast<std::size_t>(n));
+          });
+          run_report r;
+          {
+            auto out = fizzgen::open_sink(fds[1], static_cast<std::size_t>(pipe_size));
+            run_options o = opts(t);
+            o.reuse = policy;
+            r = run_guarded(g, *out, o);
+          }
+          ::close(fds[1]);
+          reader.join();
+          ::close(fds[0]);
+          EXPECT_EQ(r.status, emit_status::ok) << r.error;
+          ASSERT_EQ(oracle::first_difference(got, want), "")
+              << fizzgen::to_string(policy) << ", pipe " << pipe_size << ", chunk " << cb << ", " << t
+              << " threads";
+          for (auto const& w : r.workers) reused += w.reused;
+        }
+      }
+    }
+    // `never` never rewrites spliced pages in place; `always` did, so the test exercised it.
+    if (policy == fizzgen::reuse_policy::never) {
+      EXPECT_EQ(reused, 0u);
+    } else {
+      EXPECT_GT(reused, 0u);
+    }
+  }
+}
+
+TEST(Engine, YesThroughARealPipe) {
+  std::vector<std::string> const words{"a", "bc"};
+  fizzgen::yes const g(words, std::nullopt, 8192);
+  for (unsigned t : {1u, 3u}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    std::string got;
+    std::thread reader([&] {
+      char buf[65536];
+      for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+        got.append(buf, static_cast<std::size_t>(n));
+    });
+    {
+      auto out = fizzgen::open_sink(fds[1]);
+      run_report const r = run_guarded(g, *out, opts(t, std::uint64_t{3000001}));
+      EXPECT_EQ(r.status, emit_status::ok) << r.error;
+      EXPECT_EQ(r.bytes, 3000001u);
+    }
+    ::close(fds[1]);
+    reader.join();
+    ::close(fds[0]);
+    ASSERT_EQ(oracle::first_difference(got, oracle::yes_bytes(words, 3000001)), "") << t << " threads";
+  }
+}
+
+TEST(Engine, NullSinkCountsBytes) {
+  std::uint64_t const lines = 20000;
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 1000);
+  auto s = fizzgen::make_null_sink();
+  EXPECT_EQ(s->path(), "null");
+  EXPECT_FALSE(s->shares_pages());
+  for (unsigned t : {1u, 4u}) {
+    run_report const r = run_guarded(g, *s, opts(t));
+    EXPECT_EQ(r.bytes, oracle::fizzbuzz_lines("1", lines).size());
+    EXPECT_EQ(r.status, emit_status::ok);
+  }
+}
+
+TEST(Engine, EmptyStream) {
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), std::uint64_t{0}, 100);
+  for (unsigned t : {1u, 4u}) {
+    collect_sink s;
+    run_report const r = run_guarded(g, s, opts(t));
+    EXPECT_TRUE(s.bytes.empty());
+    EXPECT_EQ(r.bytes, 0u);
+    EXPECT_EQ(r.status, emit_status::ok);
+  }
+}
+
+TEST(Engine, MoreThreadsThanChunks) {
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), 20, 1 << 20);  // a chunk or two
+  std::uint64_t const chunks = chunk_count(g);
+  ASSERT_LT(chunks, 8u);
+  for (unsigned t : {1u, 8u}) {
+    collect_sink s;
+    run_guarded(g, s, opts(t));
+    EXPECT_EQ(oracle::first_difference(s.bytes, oracle::fizzbuzz_lines("1", 20)), "");
+    EXPECT_EQ(s.calls, chunks);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,586 @@
+// The output sinks through the syscall seam: injected EINTR, short writes, EAGAIN, EPIPE and ENOSPC
+// on write(2) and vmsplice(2); which sink open_sink picks for what fd, and the fds it refuses.
+
+#include "output/sink.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "output/sys.hpp"
+
+namespace {
+
+namespace sys = fizzgen::sys;
+using fizzgen::emit_status;
+
+/// Restores the real syscall table when the test ends, whatever happened.
+class table_guard {
+ public:
+  table_guard() = default;
+  ~table_guard() { sys::table() = sys::real(); }
+  table_guard(table_guard const&) = delete;
+  table_guard& operator=(table_guard const&) = delete;
+};
+
+/// What the fakes do; plain globals because the table holds function pointers, not closures.
+struct script {
+  int fail_first = 0;         ///< calls that fail with `err` before any succeeds
+  int err = 0;                ///< errno for those failures
+  bool alternate = false;     ///< after fail_first: every other call fails with err
+  std::size_t max_chunk = 0;  ///< > 0: pass at most this many bytes per call on (short writes)
+  int calls = 0;
+  int polls = 0;
+};
+script g_script;
+
+bool should_fail() {
+  int const call = g_script.calls++;
+  if (call < g_script.fail_first) return true;
+  return g_script.alternate && (call - g_script.fail_first) % 2 == 0;
+}
+
+ssize_t fake_write(int fd, void const* buf, std::size_t len) {
+  if (should_fail()) {
+    errno = g_script.err;
+    return -1;
+  }
+  if (g_script.max_chunk != 0 && len > g_script.max_chunk) len = g_script.max_chunk;
+  return sys::real().write(fd, buf, len);
+}
+
+ssize_t fake_vmsplice(int fd, iovec const* iov, unsigned long n, unsigned flags) {
+  if (should_fail()) {
+    errno = g_script.err;
+    return -1;
+  }
+  if (g_script.max_chunk != 0 && n >= 1 && iov[0].iov_len > g_script.max_chunk) {
+    iovec shorter{iov[0].iov_base, g_script.max_chunk};
+    return sys::real().vmsplice(fd, &shorter, 1, flags);
+  }
+  return sys::real().vmsplice(fd, iov, n, flags);
+}
+
+int fake_poll_out(int) {
+  ++g_script.polls;
+  return 1;
+}
+
+int failing_poll_out(int) {
+  ++g_script.polls;
+  errno = EINVAL;
+  return -1;
+}
+
+int eperm_setpipe_fcntl(int fd, int cmd, int arg) {
+  if (cmd == F_SETPIPE_SZ) {
+    errno = EPERM;
+    return -1;
+  }
+  return sys::real().fcntl(fd, cmd, arg);
+}
+
+std::string pattern(std::size_t n) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 26) % 26);
+  return s;
+}
+
+std::span<std::byte const> bytes_of(std::string const& s) {
+  return {reinterpret_cast<std::byte const*>(s.data()), s.size()};
+}
+
+/// A temporary file, read back whole.
+class temp_file {
+ public:
+  temp_file() {
+    char const* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir && *dir ? dir : "/tmp") + "/fizzgen_sink_test_XXXXXX";
+    fd_ = ::mkstemp(path_.data());
+    if (fd_ < 0) throw std::runtime_error("mkstemp failed");
+  }
+  ~temp_file() {
+    if (fd_ >= 0) ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  temp_file(temp_file const&) = delete;
+  temp_file& operator=(temp_file const&) = delete;
+  int fd() const { return fd_; }
+  std::string const& path() const { return path_; }
+  std::string contents() const {
+    std::string out;
+    int const fd = ::open(path_.c_str(), O_RDONLY);
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    return out;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+/// A pipe whose read end is drained into a string by a thread until the write end closes.
+class drained_pipe {
+ public:
+  drained_pipe() {
+    if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
+    reader_ = std::thread([this] {
+      char buf[65536];
+      for (ssize_t n; (n = ::read(fds_[0], buf, sizeof buf)) > 0;)
+        data_.append(buf, static_cast<std::size_t>(n));
+    });
+  }
+  ~drained_pipe() {
+    close_write();
+    if (reader_.joinable()) reader_.join();
+    ::close(fds_[0]);
+  }
+  drained_pipe(drained_pipe const&) = delete;
+  drained_pipe& operator=(drained_pipe const&) = delete;
+  int write_fd() const { return fds_[1]; }
+  void close_write() {
+    if (fds_[1] >= 0) ::close(fds_[1]);
+    fds_[1] = -1;
+  }
+  /// Closes the write end and returns everything read.
+  std::string finish() {
+    close_write();
+    reader_.join();
+    return data_;
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::thread reader_;
+  std::string data_;
+};
+
+class Sink : public ::testing::Test {
+ protected:
+  void SetUp() override { g_script = script{}; }
+  table_guard guard_;
+};
+
+// ---- which sink for what ------------------------------------------------------------------------
+
+TEST_F(Sink, TempFileGetsWrite) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  EXPECT_EQ(s->path(), "write");
+  EXPECT_EQ(s->pipe_size(), 0u);
+  EXPECT_FALSE(s->shares_pages());
+  std::string const data = pattern(100000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(f.contents(), data + data);
+  EXPECT_TRUE(s->error().empty());
+}
+
+TEST_F(Sink, AppendFileGetsWrite) {
+  temp_file f;
+  ASSERT_EQ(::write(f.fd(), "head\n", 5), 5);
+  int const fd = ::open(f.path().c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  {
+    auto s = fizzgen::open_sink(fd);
+    EXPECT_EQ(s->path(), "write");
+    EXPECT_EQ(s->emit(bytes_of("tail\n")), emit_status::ok);
+  }
+  ::close(fd);
+  EXPECT_EQ(f.contents(), "head\ntail\n");
+}
+
+TEST_F(Sink, DevNullIsNotAPipe) {
+  int const fd = ::open("/dev/null", O_WRONLY);
+  ASSERT_GE(fd, 0);
+  auto s = fizzgen::open_sink(fd);
+  EXPECT_NE(s->path(), "vmsplice");
+  EXPECT_EQ(s->pipe_size(), 0u);
+  EXPECT_EQ(s->emit(bytes_of(pattern(5000))), emit_status::ok);
+  ::close(fd);
+}
+
+TEST_F(Sink, PipeGetsVmsplice) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  EXPECT_EQ(s->path(), "vmsplice");
+  EXPECT_GT(s->pipe_size(), 0u);
+  EXPECT_EQ(s->pipe_size() % 4096, 0u);
+  EXPECT_TRUE(s->shares_pages());
+  // The sink never changes the pipe's size after it was opened: what it reports is what it has.
+  EXPECT_EQ(static_cast<std::size_t>(::fcntl(p.write_fd(), F_GETPIPE_SZ)), s->pipe_size());
+  std::string const data = pattern(300000);  // more than a default pipe holds: the reader must drain
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, PipeSizeRefusedKeepsTheCurrentSize) {
+  sys::table().fcntl = eperm_setpipe_fcntl;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  int const before = ::fcntl(fds[1], F_GETPIPE_SZ);
+  {
+    auto s = fizzgen::open_sink(fds[1], std::size_t{4} << 20);
+    EXPECT_EQ(s->path(), "vmsplice");
+    EXPECT_EQ(s->pipe_size(), static_cast<std::size_t>(before));
+  }
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST_F(Sink, ClosedFdThrows) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_THROW(fizzgen::open_sink(fds[1]), std::runtime_error);
+  EXPECT_THROW(fizzgen::open_sink(-1), std::runtime_error);
+}
+
+TEST_F(Sink, ReadOnlyFdThrows) {
+  int const fd = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(fd, 0);
+  EXPECT_THROW(fizzgen::open_sink(fd), std::runtime_error);
+  ::close(fd);
+  // A pipe's read end: vmsplice on it would silently read into our buffers.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  EXPECT_THROW(fizzgen::open_sink(fds[0]), std::runtime_error);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  temp_file f;
+  int const ro = ::open(f.path().c_str(), O_RDONLY);
+  ASSERT_GE(ro, 0);
+  EXPECT_THROW(fizzgen::open_sink(ro), std::runtime_error);
+  ::close(ro);
+}
+
+TEST_F(Sink, NullSinkCountsNothingAndAcceptsAll) {
+  auto s = fizzgen::make_null_sink();
+  EXPECT_EQ(s->path(), "null");
+  EXPECT_FALSE(s->shares_pages());
+  EXPECT_EQ(s->pipe_size(), 0u);
+  EXPECT_EQ(s->emit(bytes_of(pattern(1000))), emit_status::ok);
+  EXPECT_EQ(s->emit({}), emit_status::ok);
+}
+
+// ---- write(2) error paths -----------------------------------------------------------------------
+
+TEST_F(Sink, WriteRetriesEintr) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  g_script.fail_first = 3;
+  g_script.err = EINTR;
+  std::string const data = pattern(5000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_script.calls, 4);
+  EXPECT_EQ(f.contents(), data);
+}
+
+TEST_F(Sink, WriteShortWritesKeepEveryByteInOrder) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  g_script.max_chunk = 7;
+  std::string const data = pattern(10001);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_script.calls, (10001 + 6) / 7);
+  EXPECT_EQ(s->emit(bytes_of(data.substr(0, 3))), emit_status::ok);
+  EXPECT_EQ(f.contents(), data + data.substr(0, 3));
+}
+
+TEST_F(Sink, WriteShortWritesMixedWithEintr) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  g_script.max_chunk = 1000;
+  g_script.alternate = true;
+  g_script.err = EINTR;
+  std::string const data = pattern(20000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(f.contents(), data);
+}
+
+TEST_F(Sink, WriteEagainPollsThenRetries) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  sys::table().poll_out = fake_poll_out;
+  g_script.alternate = true;
+  g_script.err = EAGAIN;
+  g_script.max_chunk = 100;
+  std::string const data = pattern(1000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_script.polls, 10);  // one EAGAIN, hence one poll, before each of the 10 short writes
+  EXPECT_EQ(f.contents(), data);
+}
+
+TEST_F(Sink, WritePollFailureFails) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  sys::table().poll_out = failing_poll_out;
+  g_script.fail_first = 1000;
+  g_script.err = EAGAIN;
+  EXPECT_EQ(s->emit(bytes_of(pattern(10))), emit_status::failed);
+  EXPECT_EQ(g_script.polls, 1);
+  EXPECT_NE(s->error().find("poll"), std::string::npos) << s->error();
+}
+
+TEST_F(Sink, WriteEpipeIsReaderGone) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  g_script.fail_first = 1000;
+  g_script.err = EPIPE;
+  EXPECT_EQ(s->emit(bytes_of(pattern(10))), emit_status::reader_gone);
+  EXPECT_EQ(g_script.calls, 1);  // no retry loop on a closed reader
+  EXPECT_TRUE(s->error().empty()) << s->error();
+}
+
+TEST_F(Sink, WriteEnospcFails) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = fake_write;
+  g_script.fail_first = 1000;
+  g_script.err = ENOSPC;
+  EXPECT_EQ(s->emit(bytes_of(pattern(10))), emit_status::failed);
+  EXPECT_EQ(g_script.calls, 1);
+  EXPECT_NE(s->error().find("write"), std::string::npos) << s->error();
+  EXPECT_NE(s->error().find(std::strerror(ENOSPC)), std::string::npos) << s->error();
+}
+
+TEST_F(Sink, WriteFailsAfterPartialProgress) {
+  temp_file f;
+  auto s = fizzgen::open_sink(f.fd());
+  sys::table().write = [](int fd, void const* buf, std::size_t len) -> ssize_t {
+    if (g_script.calls++ == 0) return sys::real().write(fd, buf, len < 10 ? len : 10);
+    errno = EIO;
+    return -1;
+  };
+  EXPECT_EQ(s->emit(bytes_of(pattern(100))), emit_status::failed);
+  EXPECT_NE(s->error().find(std::strerror(EIO)), std::string::npos) << s->error();
+  EXPECT_EQ(f.contents(), pattern(10));
+}
+
+TEST_F(Sink, RealEpipeOnAPipeWithoutReader) {
+  // Like a CLI that ignores SIGPIPE: the closed reader shows up as EPIPE.
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGPIPE, &ignore, &old), 0);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  auto s = fizzgen::open_sink(fds[1]);
+  ::close(fds[0]);
+  EXPECT_EQ(s->emit(bytes_of(pattern(100))), emit_status::reader_gone);
+  EXPECT_TRUE(s->error().empty()) << s->error();
+  ::close(fds[1]);
+  ::sigaction(SIGPIPE, &old, nullptr);
+}
+
+// ---- vmsplice(2) error paths on a real pipe -----------------------------------------------------
+
+TEST_F(Sink, VmspliceRetriesEintr) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  ASSERT_EQ(s->path(), "vmsplice");
+  sys::table().vmsplice = fake_vmsplice;
+  g_script.fail_first = 3;
+  g_script.err = EINTR;
+  std::string const data = pattern(5000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_script.calls, 4);
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, VmspliceShortCountsKeepEveryByteInOrder) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  ASSERT_EQ(s->path(), "vmsplice");
+  sys::table().vmsplice = fake_vmsplice;
+  g_script.max_chunk = 4099;  // not page aligned: later calls start mid-page
+  std::string const data = pattern(200000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_script.calls, static_cast<int>((200000 + 4098) / 4099));
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, VmspliceShortCountsMixedWithEintr) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  sys::table().vmsplice = fake_vmsplice;
+  g_script.max_chunk = 777;
+  g_script.alternate = true;
+  g_script.err = EINTR;
+  std::string const data = pattern(50000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, VmspliceEagainPollsThenRetries) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  sys::table().vmsplice = fake_vmsplice;
+  sys::table().poll_out = fake_poll_out;
+  g_script.alternate = true;
+  g_script.err = EAGAIN;
+  g_script.max_chunk = 1000;
+  std::string const data = pattern(10000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_script.polls, 10);
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, VmsplicePollFailureFails) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  sys::table().vmsplice = fake_vmsplice;
+  sys::table().poll_out = failing_poll_out;
+  g_script.fail_first = 1000;
+  g_script.err = EAGAIN;
+  EXPECT_EQ(s->emit(bytes_of(pattern(10))), emit_status::failed);
+  EXPECT_NE(s->error().find("poll"), std::string::npos) << s->error();
+}
+
+TEST_F(Sink, VmspliceEpipeIsReaderGone) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  sys::table().vmsplice = fake_vmsplice;
+  g_script.fail_first = 1000;
+  g_script.err = EPIPE;
+  EXPECT_EQ(s->emit(bytes_of(pattern(10))), emit_status::reader_gone);
+  EXPECT_EQ(g_script.calls, 1);
+  EXPECT_TRUE(s->error().empty()) << s->error();
+  EXPECT_EQ(p.finish(), "");
+}
+
+TEST_F(Sink, VmspliceEnospcFails) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  sys::table().vmsplice = fake_vmsplice;
+  g_script.fail_first = 1000;
+  g_script.err = ENOSPC;
+  EXPECT_EQ(s->emit(bytes_of(pattern(10))), emit_status::failed);
+  EXPECT_EQ(g_script.calls, 1);
+  EXPECT_NE(s->error().find("vmsplice"), std::string::npos) << s->error();
+  EXPECT_NE(s->error().find(std::strerror(ENOSPC)), std::string::npos) << s->error();
+}
+
+// ---- spinning, slot accounting ------------------------------------------------------------------
+
+unsigned g_last_flags = 0;
+ssize_t flag_recording_vmsplice(int fd, iovec const* iov, unsigned long n, unsigned flags) {
+  g_last_flags = flags;
+  return fake_vmsplice(fd, iov, n, flags);
+}
+
+TEST_F(Sink, BlockingVmspliceByDefault) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd());
+  sys::table().vmsplice = flag_recording_vmsplice;
+  g_last_flags = ~0u;
+  std::string const data = pattern(100);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_EQ(g_last_flags & SPLICE_F_NONBLOCK, 0u);
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, SpinningVmspliceRetriesEagainWithoutPolling) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd(), std::size_t{1} << 20, /*spin=*/true);
+  ASSERT_EQ(s->path(), "vmsplice");
+  sys::table().vmsplice = flag_recording_vmsplice;
+  sys::table().poll_out = fake_poll_out;
+  g_script.fail_first = 5;
+  g_script.err = EAGAIN;
+  std::string const data = pattern(10000);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_NE(g_last_flags & SPLICE_F_NONBLOCK, 0u);
+  EXPECT_EQ(g_script.calls, 6);
+  EXPECT_EQ(g_script.polls, 0);  // a few EAGAINs are spun through, not slept on
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, SpinningVmspliceSleepsWhenThePipeStaysFull) {
+  drained_pipe p;
+  auto s = fizzgen::open_sink(p.write_fd(), std::size_t{1} << 20, /*spin=*/true);
+  sys::table().vmsplice = fake_vmsplice;
+  sys::table().poll_out = fake_poll_out;
+  g_script.fail_first = 300000;  // longer than any bounded spin
+  g_script.err = EAGAIN;
+  std::string const data = pattern(100);
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  EXPECT_GT(g_script.polls, 0);
+  EXPECT_EQ(p.finish(), data);
+}
+
+TEST_F(Sink, SlotsCountPagesOrPartsOfPagesSpliced) {
+  // One pipe slot per page, or part of a page, that each vmsplice call covered.
+  constexpr std::size_t kPage = 4096;
+  auto* raw = static_cast<char*>(std::aligned_alloc(kPage, 8 * kPage));
+  ASSERT_NE(raw, nullptr);
+  std::memset(raw, 'x', 8 * kPage);
+  {
+    drained_pipe p;
+    auto s = fizzgen::open_sink(p.write_fd());
+    EXPECT_EQ(s->slots(), 0u);
+    auto span_at = [&](std::size_t offset, std::size_t len) {
+      return std::span<std::byte const>(reinterpret_cast<std::byte const*>(raw + offset), len);
+    };
+    EXPECT_EQ(s->emit(span_at(0, kPage)), emit_status::ok);  // exactly one page
+    EXPECT_EQ(s->slots(), 1u);
+    EXPECT_EQ(s->emit(span_at(100, 10000)), emit_status::ok);  // bytes 100..10099: pages 0, 1, 2
+    EXPECT_EQ(s->slots(), 4u);
+    EXPECT_EQ(s->emit(span_at(kPage - 1, 2)), emit_status::ok);  // straddles a page boundary
+    EXPECT_EQ(s->slots(), 6u);
+    // Short counts: each call takes its own slots, even for a page an earlier call touched.
+    sys::table().vmsplice = fake_vmsplice;
+    g_script.max_chunk = 4099;
+    EXPECT_EQ(s->emit(span_at(100, 10000)), emit_status::ok);  // [100,4199) [4199,8298) [8298,10100)
+    EXPECT_EQ(s->slots(), 6u + 2 + 2 + 1);
+    EXPECT_EQ(p.finish().size(), kPage + 10000 + 2 + 10000);
+  }
+  std::free(raw);
+}
+
+TEST_F(Sink, CurrentPipeSizeFollowsAGrowingPipe) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_GE(::fcntl(fds[1], F_SETPIPE_SZ, 16384), 0);
+  auto s = fizzgen::open_sink(fds[1], 16384);
+  EXPECT_EQ(s->pipe_size(), 16384u);
+  EXPECT_EQ(s->current_pipe_size(), 16384u);
+  // Someone else grows the pipe: slot accounting must use the larger size (more slots to turn over).
+  ASSERT_GE(::fcntl(fds[1], F_SETPIPE_SZ, 65536), 0);
+  EXPECT_EQ(s->current_pipe_size(), 65536u);
+  EXPECT_EQ(s->pipe_size(), 16384u);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST_F(Sink, GuardRestoresTheRealTable) {
+  {
+    table_guard inner;
+    sys::table().write = fake_write;
+    sys::table().vmsplice = fake_vmsplice;
+    sys::table().poll_out = fake_poll_out;
+  }
+  EXPECT_EQ(sys::table().write, sys::real().write);
+  EXPECT_EQ(sys::table().vmsplice, sys::real().vmsplice);
+  EXPECT_EQ(sys::table().poll_out, sys::real().poll_out);
+  EXPECT_EQ(sys::table().fcntl, sys::real().fcntl);
+}
+
+}  // namespace
