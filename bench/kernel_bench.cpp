@@ -57,9 +57,8 @@ void register_all() {
                   start{"from_1e25", "10000000000000000000000000"}}) {
     for (auto const& arch : kernel_archs()) {
       std::string const name = "classic/" + std::string(s.label) + "/" + std::string(arch.name);
-      benchmark::RegisterBenchmark(name.c_str(), [&arch, s](benchmark::State& st) {
-        fill_chunks(st, arch, s.from, classic_rules());
-      });
+      benchmark::RegisterBenchmark(
+          name.c_str(), [&arch, s](benchmark::State& st) { fill_chunks(st, arch, s.from, classic_rules()); });
     }
   }
   benchmark::RegisterBenchmark("custom/2:a,3:bb,7:ccc/from_1e9", [](benchmark::State& st) {

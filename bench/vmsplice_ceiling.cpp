@@ -22,9 +22,12 @@ int main(int argc, char** argv) {
   std::uint64_t total = UINT64_MAX;
   for (int i = 1; i < argc; ++i) {
     std::string_view const a = argv[i];
-    if (a == "--block") block = true;
-    else if (a == "--chunk" && i + 1 < argc) chunk = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--bytes" && i + 1 < argc) total = std::strtoull(argv[++i], nullptr, 10);
+    if (a == "--block")
+      block = true;
+    else if (a == "--chunk" && i + 1 < argc)
+      chunk = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--bytes" && i + 1 < argc)
+      total = std::strtoull(argv[++i], nullptr, 10);
     else {
       std::fprintf(stderr, "usage: vmsplice_ceiling [--block] [--chunk BYTES] [--bytes TOTAL]\n");
       return 2;

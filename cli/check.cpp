@@ -37,8 +37,7 @@ std::uint64_t mod_decimal(std::string_view digits, std::uint64_t d) noexcept {
 }
 
 bool valid_from(std::string_view s) noexcept {
-  return !s.empty() && s.front() != '0' &&
-         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !s.empty() && s.front() != '0' && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // Bit i is set when a[i] == b[i], for i < 16; both may be read 16 bytes far.
@@ -446,9 +445,8 @@ int check_main(options const& o, int fd, std::FILE* out, std::FILE* err) {
     std::fflush(out);
     return 0;
   }
-  std::fprintf(err, "fizzgen check: line %" PRIu64 " (byte offset %" PRIu64 "): expected '%s', got '%s'",
-               r.bad_line, r.bad_offset, show(r.expected, false).c_str(),
-               show(r.actual, r.actual_truncated).c_str());
+  std::fprintf(err, "fizzgen check: line %" PRIu64 " (byte offset %" PRIu64 "): expected '%s', got '%s'", r.bad_line,
+               r.bad_offset, show(r.expected, false).c_str(), show(r.actual, r.actual_truncated).c_str());
   if (r.reason != "wrong line") std::fprintf(err, " (%s)", r.reason.c_str());
   std::fputc('\n', err);
   return 1;

@@ -5,13 +5,18 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / kGiB / seconds : 0; }
+double rate(std::uint64_t bytes, double seconds) {
+  return seconds > 0 ? static_cast<double>(bytes) / kGiB / seconds : 0;
+}
 
 char const* status_name(emit_status s) {
   switch (s) {
-    case emit_status::ok: return "ok";
-    case emit_status::reader_gone: return "reader_gone";
-    case emit_status::failed: return "failed";
+    case emit_status::ok:
+      return "ok";
+    case emit_status::reader_gone:
+      return "reader_gone";
+    case emit_status::failed:
+      return "failed";
   }
   return "?";
 }
@@ -37,16 +42,18 @@ std::string quoted(std::string const& s) {
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
   std::fprintf(out, "fizzgen: %.3f GiB in %.3f s = %.2f GiB/s (%s)\n", static_cast<double>(r.bytes) / kGiB, r.seconds,
                rate(r.bytes, r.seconds), setup.mode.c_str());
-  std::fprintf(out, "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB, reuse %s, huge pages %zu kB\n",
-               r.threads, r.pinned, r.buffers_per_worker, setup.arch.c_str(), setup.output_path.c_str(),
-               setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, setup.reuse.c_str(), r.huge_pages_kb);
+  std::fprintf(
+      out,
+      "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB, reuse %s, huge pages %zu kB\n",
+      r.threads, r.pinned, r.buffers_per_worker, setup.arch.c_str(), setup.output_path.c_str(),
+      setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, setup.reuse.c_str(), r.huge_pages_kb);
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,
                  "  worker %zu (cpu %d): %.3f GiB in %llu chunks; fill %.3f s, wait %.3f s, emit %.3f s; "
                  "refills in place %llu, on fresh pages %llu\n",
-                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, static_cast<unsigned long long>(w.chunks), w.fill_seconds,
-                 w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
+                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, static_cast<unsigned long long>(w.chunks),
+                 w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
                  static_cast<unsigned long long>(w.discarded));
   }
   if (r.status != emit_status::ok) std::fprintf(out, "  ended: %s\n", status_name(r.status));
@@ -55,16 +62,17 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
 bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& r) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return false;
-  std::fprintf(f,
-               "{\n  \"bytes\": %llu,\n  \"seconds\": %.9f,\n  \"gib_per_second\": %.6f,\n  \"mode\": %s,\n"
-               "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
-               "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n"
-               "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n  \"workers\": [",
-               static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds), quoted(setup.mode).c_str(),
-               r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(), quoted(setup.output_path).c_str(),
-               setup.spin ? "true" : "false", quoted(setup.reuse).c_str(), setup.pipe_size,
-               r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb, quoted(status_name(r.status)).c_str(),
-               quoted(r.error).c_str());
+  std::fprintf(
+      f,
+      "{\n  \"bytes\": %llu,\n  \"seconds\": %.9f,\n  \"gib_per_second\": %.6f,\n  \"mode\": %s,\n"
+      "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
+      "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n"
+      "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n  \"workers\": [",
+      static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds), quoted(setup.mode).c_str(),
+      r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(), quoted(setup.output_path).c_str(),
+      setup.spin ? "true" : "false", quoted(setup.reuse).c_str(), setup.pipe_size,
+      r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb, quoted(status_name(r.status)).c_str(),
+      quoted(r.error).c_str());
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(f,

@@ -34,7 +34,9 @@ reuse_policy parse_reuse(std::string const& text) {
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
   app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
-  app.add_option("--threads", t.threads, "Worker threads (default: the CPUs this process may use; 1 for yes, whose chunks never change)")->type_name("N");
+  app.add_option("--threads", t.threads,
+                 "Worker threads (default: the CPUs this process may use; 1 for yes, whose chunks never change)")
+      ->type_name("N");
   app.add_option("--reuse", t.reuse,
                  "When a buffer handed to the pipe may be rewritten: auto (default: in place while the "
                  "pipe's readers have no pipe or socket to forward our pages into, else fresh pages), "

@@ -15,9 +15,12 @@ namespace fizzgen {
 
 std::string_view to_string(reuse_policy p) noexcept {
   switch (p) {
-    case reuse_policy::never: return "never";
-    case reuse_policy::always: return "always";
-    case reuse_policy::automatic: return "auto";
+    case reuse_policy::never:
+      return "never";
+    case reuse_policy::always:
+      return "always";
+    case reuse_policy::automatic:
+      return "auto";
   }
   return "?";
 }
@@ -108,7 +111,8 @@ class pipeline {
   /// before the worker comes back to it, so in-place reuse rarely finds it still in the pipe.
   unsigned buffers_per_worker() const {
     if (options_.buffers_per_worker != 0) return options_.buffers_per_worker;
-    std::size_t const chunk = std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096);  // chunks often run short of capacity
+    std::size_t const chunk =
+        std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096);  // chunks often run short of capacity
     std::size_t const pipe = std::max<std::size_t>(out_.pipe_size(), 65536);
     std::size_t const needed = (2 * pipe + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
     return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 16));

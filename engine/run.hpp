@@ -25,13 +25,13 @@ enum class reuse_policy {
 std::string_view to_string(reuse_policy p) noexcept;
 
 struct run_options {
-  unsigned threads = 1;                      ///< workers, >= 1
-  std::optional<std::uint64_t> byte_limit;   ///< stop after exactly this many bytes (may cut a line)
-  bool pin = true;                           ///< pin worker w to the w-th allowed CPU
-  unsigned buffers_per_worker = 0;           ///< 0: enough to cover the pipe twice over
+  unsigned threads = 1;                     ///< workers, >= 1
+  std::optional<std::uint64_t> byte_limit;  ///< stop after exactly this many bytes (may cut a line)
+  bool pin = true;                          ///< pin worker w to the w-th allowed CPU
+  unsigned buffers_per_worker = 0;          ///< 0: enough to cover the pipe twice over
   reuse_policy reuse = reuse_policy::never;
-  bool pipe_only = false;                    ///< fill each buffer once, then emit it again and again
-  reuse_monitor const* monitor = nullptr;    ///< the verdict for reuse_policy::automatic (none: unsafe)
+  bool pipe_only = false;                  ///< fill each buffer once, then emit it again and again
+  reuse_monitor const* monitor = nullptr;  ///< the verdict for reuse_policy::automatic (none: unsafe)
 };
 
 /// What one worker did, in seconds of wall time.

@@ -83,9 +83,8 @@ double average_line(rule_set const& rules, std::size_t width) {
 
 }  // namespace
 
-
-fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
-                   std::size_t chunk_bytes, kernel_arch const& arch)
+fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines, std::size_t chunk_bytes,
+                   kernel_arch const& arch)
     : from_(std::move(from)), rules_(std::move(rules)), total_lines_(total_lines), arch_(&arch) {
   for (auto const& r : rules_) from_residues_.push_back(from_.mod(r.divisor));
   classic_ = rules_ == classic_rules() && arch_->blocks != nullptr;
@@ -104,7 +103,8 @@ fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> to
     decimal const next_width = *decimal::parse(power_of_ten);
     seg.end_line = next_width.minus(from_).value_or(UINT64_MAX);
     double const line = average_line(rules_, width);
-    std::uint64_t lines = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(chunk_bytes) / line));
+    std::uint64_t lines =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(chunk_bytes) / line));
     // Whole rule periods per chunk keep every chunk of the segment at the same phase.
     if (std::uint64_t const period = rule_period(rules_, lines); period != 0 && period <= lines)
       lines -= lines % period;

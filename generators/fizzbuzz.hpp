@@ -46,7 +46,7 @@ class fizzbuzz final : public generator {
   std::uint64_t max_lines_ = 0;
   std::size_t capacity_ = 0;
   kernel_arch const* arch_;
-  bool classic_ = false;     ///< rules are 3:Fizz 5:Buzz: the vector kernel applies
+  bool classic_ = false;  ///< rules are 3:Fizz 5:Buzz: the vector kernel applies
   std::uint64_t from_mod30_ = 0;
 };
 

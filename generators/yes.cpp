@@ -5,8 +5,7 @@
 
 namespace fizzgen {
 
-yes::yes(std::vector<std::string> const& words, std::optional<std::uint64_t> total_lines,
-         std::size_t chunk_bytes) {
+yes::yes(std::vector<std::string> const& words, std::optional<std::uint64_t> total_lines, std::size_t chunk_bytes) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (i > 0) line_.push_back(' ');
     line_.append(words[i]);

@@ -30,8 +30,7 @@ vmsplice_kind run_vmsplice_probe() noexcept {
         got += static_cast<std::size_t>(n);
       }
       // Only an untouched copy proves copying; anything else is treated as shared, the safe side.
-      if (got == kPage)
-        kind = back[0] == 'a' && back[kPage - 1] == 'a' ? vmsplice_kind::copies : vmsplice_kind::shares;
+      if (got == kPage) kind = back[0] == 'a' && back[kPage - 1] == 'a' ? vmsplice_kind::copies : vmsplice_kind::shares;
     }
     ::munmap(page, kPage);
   }
@@ -47,9 +46,12 @@ vmsplice_kind probe_vmsplice() noexcept {
 
 char const* to_string(vmsplice_kind k) noexcept {
   switch (k) {
-    case vmsplice_kind::shares: return "shares pages";
-    case vmsplice_kind::copies: return "copies";
-    case vmsplice_kind::broken: return "unusable";
+    case vmsplice_kind::shares:
+      return "shares pages";
+    case vmsplice_kind::copies:
+      return "copies";
+    case vmsplice_kind::broken:
+      return "unusable";
   }
   return "?";
 }

@@ -4,8 +4,8 @@
 // buffer after it left our pipe could still change what the next program reads. A process can
 // only forward into a pipe or socket it holds, so readers whose descriptors include none are safe.
 
-#include <string>
 #include <sys/types.h>
+#include <string>
 #include <vector>
 
 namespace fizzgen {

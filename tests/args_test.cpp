@@ -52,8 +52,8 @@ TEST(ArgsSize, GnuHeadSuffixes) {
 }
 
 TEST(ArgsSize, RejectsOverflowAndBadSuffixes) {
-  for (char const* text : {"16E", "18446744073709551616", "99999999999999999999K", "", "K", "-1", "5x", "5k",
-                           "5KBB", "5 K", "1.5G"}) {
+  for (char const* text :
+       {"16E", "18446744073709551616", "99999999999999999999K", "", "K", "-1", "5x", "5k", "5KBB", "5 K", "1.5G"}) {
     std::string const msg = error_of([&] { parse_size("--count", text); });
     EXPECT_NE(msg.find("--count"), std::string::npos) << "accepted: " << text;
   }

@@ -114,8 +114,8 @@ result check_pieces(options const& o, std::string_view s, std::size_t piece) {
 
 void expect_pass(options const& o, std::string const& s) {
   result const r = check_whole(o, s);
-  EXPECT_TRUE(r.ok) << "from " << o.from << ": line " << r.bad_line << " expected '" << r.expected
-                    << "' got '" << r.actual << "'";
+  EXPECT_TRUE(r.ok) << "from " << o.from << ": line " << r.bad_line << " expected '" << r.expected << "' got '"
+                    << r.actual << "'";
   EXPECT_EQ(r.lines, split_lines(s).size());
   EXPECT_EQ(r.bytes, s.size());
   EXPECT_EQ(check_pieces(o, s, 4093), r);  // a prime piece size cuts lines everywhere
@@ -127,8 +127,7 @@ TEST(CheckReference, StringAndU64Agree) {
   EXPECT_EQ(reference("1", {}, 100), reference_u64(1, {}, 100));
   EXPECT_EQ(reference("18446744073709551000", {{7, "x"}, {3, "y"}}, 600),
             reference_u64(18446744073709551000u, {{7, "x"}, {3, "y"}}, 600));
-  EXPECT_EQ(reference("1", {}, 15),
-            "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\nFizzBuzz\n");
+  EXPECT_EQ(reference("1", {}, 15), "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\nFizzBuzz\n");
 }
 
 // ---- Correct streams pass ---------------------------------------------------------------------
@@ -192,8 +191,7 @@ TEST(CheckPass, LargePeriodUsesResidues) {
   expect_pass(make("999982999990", b), reference_u64(999982999990u, b, 3000));
   std::vector<rule> const max{{18446744073709551615u, "Max"}, {2, "Two"}};
   expect_pass(make("18446744073709551600", max), reference("18446744073709551600", max, 100));
-  expect_pass(make("36893488147419103200", max),
-              reference("36893488147419103200", max, 100));  // 2 (2^64 - 1)
+  expect_pass(make("36893488147419103200", max), reference("36893488147419103200", max, 100));  // 2 (2^64 - 1)
 }
 
 TEST(CheckPass, DivisorOneAndLongWords) {
@@ -405,8 +403,8 @@ TEST(CheckFail, MatchesTheFirstDifferentLineOnRandomEdits) {
     std::size_t first = 0;
     while (first < got.size() && got[first] == want[first]) ++first;
     std::string const tail = bad.substr(bad.rfind('\n') + 1);  // npos + 1 == 0: all of it
-    bool const passes = first == got.size() && want[first].compare(0, tail.size(), tail) == 0 &&
-                        tail.size() <= want[first].size();
+    bool const passes =
+        first == got.size() && want[first].compare(0, tail.size(), tail) == 0 && tail.size() <= want[first].size();
     result const r = check_whole(make(std::to_string(from), rules), bad);
     ASSERT_EQ(r.ok, passes) << round;
     if (passes) continue;
@@ -547,12 +545,10 @@ TEST(CheckMain, ReasonsAndEscapes) {
             "fizzgen check: line 2 (byte offset 2): expected '2', got '' (empty line)\n");
   EXPECT_EQ(run_main(make("1"), "1\n2\nFi\x01z'\n").err,
             "fizzgen check: line 3 (byte offset 4): expected 'Fizz', got 'Fi\\x01z\\x27'\n");
-  EXPECT_EQ(
-      run_main(make("1"), "1\n2\nFizx").err,
-      "fizzgen check: line 3 (byte offset 4): expected 'Fizz', got 'Fizx' (wrong cut-off final line)\n");
+  EXPECT_EQ(run_main(make("1"), "1\n2\nFizx").err,
+            "fizzgen check: line 3 (byte offset 4): expected 'Fizz', got 'Fizx' (wrong cut-off final line)\n");
   main_run const m = run_main(make("1"), std::string(300, 'z'));
-  EXPECT_EQ(m.err,
-            "fizzgen check: line 1 (byte offset 0): expected '1', got '" + std::string(200, 'z') + "...'\n");
+  EXPECT_EQ(m.err, "fizzgen check: line 1 (byte offset 0): expected '1', got '" + std::string(200, 'z') + "...'\n");
 }
 
 TEST(CheckMain, ReadErrorIsARuntimeFailure) {

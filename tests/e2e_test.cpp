@@ -41,9 +41,7 @@ void write_file(fs::path const& p, std::string const& s) {
   out << s;
 }
 
-std::size_t count_lines(std::string const& s) {
-  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
-}
+std::size_t count_lines(std::string const& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 struct outcome {
   int status = -1;  ///< exit status of the shell (the last command of a pipeline)
@@ -195,19 +193,17 @@ TEST_F(E2E, CustomRules) {
   EXPECT_EQ(oracle::first_difference(ok("$F --rule 2:a --rule 3:bb --rule 7:ccc --count 1000"),
                                      oracle::fizzbuzz_lines("1", abc, 1000)),
             "");
-  EXPECT_EQ(
-      oracle::first_difference(
-          ok("$F --rule 2:a --rule 3:bb --rule 7:ccc --from 99999999999999999990 --count 50 --threads 2"),
-          oracle::fizzbuzz_lines("99999999999999999990", abc, 50)),
-      "");
+  EXPECT_EQ(oracle::first_difference(
+                ok("$F --rule 2:a --rule 3:bb --rule 7:ccc --from 99999999999999999990 --count 50 --threads 2"),
+                oracle::fizzbuzz_lines("99999999999999999990", abc, 50)),
+            "");
   EXPECT_EQ(ok("$F --rule 1:X --count 4"), "X\nX\nX\nX\n");
   EXPECT_EQ(oracle::first_difference(ok("$F --rule 1000000007:P --from 1000000000 --count 20"),
                                      oracle::fizzbuzz_lines("1000000000", {{1000000007, "P"}}, 20)),
             "");
-  EXPECT_EQ(
-      oracle::first_difference(ok("$F --rule 4294967311:Q --rule 3:Fizz --from 4294967300 --count 30"),
-                               oracle::fizzbuzz_lines("4294967300", {{4294967311, "Q"}, {3, "Fizz"}}, 30)),
-      "");
+  EXPECT_EQ(oracle::first_difference(ok("$F --rule 4294967311:Q --rule 3:Fizz --from 4294967300 --count 30"),
+                                     oracle::fizzbuzz_lines("4294967300", {{4294967311, "Q"}, {3, "Fizz"}}, 30)),
+            "");
   // Order of the words follows the order of the options.
   EXPECT_EQ(ok("$F --rule 5:Buzz --rule 3:Fizz --from 14 --count 2"), "14\nBuzzFizz\n");
 }
@@ -234,8 +230,7 @@ TEST_F(E2E, YesMatchesGnuYes) {
 
 TEST_F(E2E, YesLineLongerThanOneMebibyte) {
   // One argument may hold at most 128 KiB (MAX_ARG_STRLEN), so 11 of 100 KiB make a 1.1 MiB line.
-  std::string const setup =
-      "A=$(head -c 102400 /dev/zero | tr '\\0' x); ARGS=\"$A $A $A $A $A $A $A $A $A $A $A\"; ";
+  std::string const setup = "A=$(head -c 102400 /dev/zero | tr '\\0' x); ARGS=\"$A $A $A $A $A $A $A $A $A $A $A\"; ";
   std::string const bytes = std::to_string(5 * (1 << 20) + 17);
   std::string const want = ok(setup + "/usr/bin/yes $ARGS | head -c " + bytes);
   ASSERT_EQ(want.size(), 5u * (1 << 20) + 17);
@@ -282,8 +277,7 @@ TEST_F(E2E, AppendToFile) {
   write_file(path("log"), "header\n");
   ok("$F --count 100000 >> log");
   ok("$F --from 5 --count 10 >> log");
-  EXPECT_TRUE(read_file(path("log")) ==
-              "header\n" + classic_from_one(100000) + oracle::fizzbuzz_lines("5", 10));
+  EXPECT_TRUE(read_file(path("log")) == "header\n" + classic_from_one(100000) + oracle::fizzbuzz_lines("5", 10));
 }
 
 TEST_F(E2E, BytesCutsExactly) {
@@ -292,9 +286,8 @@ TEST_F(E2E, BytesCutsExactly) {
     char const* arg;
     std::size_t bytes;
   };
-  for (cut c :
-       {cut{"1", 1}, cut{"2", 2}, cut{"1000", 1000}, cut{"1K", 1024}, cut{"1KB", 1000}, cut{"3b", 1536},
-        cut{"1M", 1 << 20}, cut{"2MB", 2000000}, cut{"1048577", (1 << 20) + 1}, cut{"12345", 12345}}) {
+  for (cut c : {cut{"1", 1}, cut{"2", 2}, cut{"1000", 1000}, cut{"1K", 1024}, cut{"1KB", 1000}, cut{"3b", 1536},
+                cut{"1M", 1 << 20}, cut{"2MB", 2000000}, cut{"1048577", (1 << 20) + 1}, cut{"12345", 12345}}) {
     for (char const* threads : {" --threads 1", " --threads 3"}) {
       std::string const cmd = std::string("$F --bytes ") + c.arg + threads;
       std::string const got = ok(cmd);
@@ -396,8 +389,7 @@ TEST_F(E2E, EveryArchGivesTheOracleBytes) {
     std::size_t const gap = line.find(' ');
     if (gap == std::string::npos) continue;
     std::size_t const word = line.find_first_not_of(' ', gap);
-    if (word != std::string::npos && line.compare(word, 9, "available") == 0)
-      archs.push_back(line.substr(0, gap));
+    if (word != std::string::npos && line.compare(word, 9, "available") == 0) archs.push_back(line.substr(0, gap));
   }
   ASSERT_FALSE(archs.empty()) << list;
   EXPECT_NE(std::find(archs.begin(), archs.end(), "scalar"), archs.end()) << list;
@@ -405,14 +397,11 @@ TEST_F(E2E, EveryArchGivesTheOracleBytes) {
   std::string const far_from = "99999999999999999000";
   std::string const far = oracle::fizzbuzz_lines(far_from, 3000);
   for (auto const& arch : archs) {
-    EXPECT_EQ(oracle::first_difference(ok("$F --arch " + arch + " --count 300000 --threads 2"), want), "")
-        << arch;
-    EXPECT_EQ(oracle::first_difference(
-                  ok("FIZZGEN_ARCH=" + arch + " $F --from " + far_from + " --count 3000"), far),
+    EXPECT_EQ(oracle::first_difference(ok("$F --arch " + arch + " --count 300000 --threads 2"), want), "") << arch;
+    EXPECT_EQ(oracle::first_difference(ok("FIZZGEN_ARCH=" + arch + " $F --from " + far_from + " --count 3000"), far),
               "")
         << arch;
-    EXPECT_NE(ok("$F --arch " + arch + " --count 1M --threads 2 | pv -q | $F check").find("OK"),
-              std::string::npos)
+    EXPECT_NE(ok("$F --arch " + arch + " --count 1M --threads 2 | pv -q | $F check").find("OK"), std::string::npos)
         << arch;
   }
 }
@@ -429,8 +418,7 @@ TEST_F(E2E, ReuseAlwaysWithReadersThatCopy) {
 }
 
 TEST_F(E2E, ReuseNeverThroughPv) {
-  std::string const out =
-      ok("$F --count 2000000 --reuse never --threads 2 --pipe-size 64K | pv -q | $F check");
+  std::string const out = ok("$F --count 2000000 --reuse never --threads 2 --pipe-size 64K | pv -q | $F check");
   EXPECT_NE(out.find("OK"), std::string::npos) << out;
 }
 
@@ -456,8 +444,8 @@ TEST_F(E2E, OutputErrorsAreOneLineAndStatusOne) {
   struct expect {
     std::string redirect, mentions;
   };
-  for (auto const& e : {expect{">&-", "closed"}, expect{"1</dev/null", "writing"},
-                        expect{">/dev/full", std::strerror(ENOSPC)}}) {
+  for (auto const& e :
+       {expect{">&-", "closed"}, expect{"1</dev/null", "writing"}, expect{">/dev/full", std::strerror(ENOSPC)}}) {
     for (char const* gen : {"--count 100000", "yes"}) {
       outcome const o = sh("$F " + std::string(gen) + " " + e.redirect);
       EXPECT_EQ(o.status, 1) << gen << " " << e.redirect << ": " << o.err;
@@ -517,10 +505,9 @@ TEST_F(E2E, BadInputNamesTheProblem) {
   struct expect {
     std::string args, mentions;
   };
-  for (auto const& e :
-       {expect{"--from 12abc", "12abc"}, expect{"--rule 0:X", "0:X"}, expect{"--threads 0", "--threads"},
-        expect{"--from 10 --to 9", "--to"}, expect{"--bogus", "--bogus"}, expect{"--from 0", "--from"},
-        expect{"--rule 3:", "--rule"}}) {
+  for (auto const& e : {expect{"--from 12abc", "12abc"}, expect{"--rule 0:X", "0:X"},
+                        expect{"--threads 0", "--threads"}, expect{"--from 10 --to 9", "--to"},
+                        expect{"--bogus", "--bogus"}, expect{"--from 0", "--from"}, expect{"--rule 3:", "--rule"}}) {
     outcome const o = sh("$F " + e.args);
     EXPECT_NE(o.err.find(e.mentions), std::string::npos) << e.args << ": " << o.err;
   }
@@ -529,8 +516,7 @@ TEST_F(E2E, BadInputNamesTheProblem) {
 // ---- the reader goes away -----------------------------------------------------------------------
 
 TEST_F(E2E, HeadEndsThePipelineQuickly) {
-  for (std::string const gen :
-       {"$F", "$F --threads 2", "$F --threads 8", "$F yes", "$F --from 99999999999999999998"}) {
+  for (std::string const gen : {"$F", "$F --threads 2", "$F --threads 8", "$F yes", "$F --from 99999999999999999998"}) {
     // The group's status goes to a file: /bin/sh has no pipefail.
     outcome const o = sh("{ " + gen + " 2>gen_err; echo $? >gen_status; } | head -1", 10s);
     EXPECT_EQ(o.status, 0) << gen;

@@ -52,8 +52,7 @@ class collect_sink : public fizzgen::sink {
 /// Accepts `ok_emits` emits, then reports the reader gone (or a failure) on every later one.
 class stopping_sink : public fizzgen::sink {
  public:
-  stopping_sink(std::size_t ok_emits, emit_status then, int err = 0)
-      : ok_emits_(ok_emits), then_(then), err_(err) {}
+  stopping_sink(std::size_t ok_emits, emit_status then, int err = 0) : ok_emits_(ok_emits), then_(then), err_(err) {}
   emit_status emit(std::span<std::byte const> data) noexcept override {
     calls.fetch_add(1);
     if (accepted < ok_emits_) {
@@ -135,8 +134,7 @@ std::uint64_t chunk_count(fizzgen::generator const& g) {
   return n;
 }
 
-run_options opts(unsigned threads, std::optional<std::uint64_t> byte_limit = std::nullopt,
-                 unsigned buffers = 0) {
+run_options opts(unsigned threads, std::optional<std::uint64_t> byte_limit = std::nullopt, unsigned buffers = 0) {
   run_options o;
   o.threads = threads;
   o.byte_limit = byte_limit;
@@ -282,8 +280,7 @@ TEST(Engine, ReaderGoneStopsEveryWorker) {
       // Exactly one emit saw the reader gone: nobody emitted after it.
       EXPECT_EQ(s.calls.load(), ok_emits + 1) << t << " threads";
       // What was accepted is the stream's first ok_emits chunks, in order.
-      ASSERT_EQ(oracle::first_difference(s.bytes, oracle::fizzbuzz_lines("1", lines_in_chunks(g, ok_emits))),
-                "")
+      ASSERT_EQ(oracle::first_difference(s.bytes, oracle::fizzbuzz_lines("1", lines_in_chunks(g, ok_emits))), "")
           << t << " threads";
       EXPECT_LT(took, 5s);
     }
@@ -319,8 +316,8 @@ TEST(Engine, FailingSinkReportsTheError) {
 TEST(Engine, YesWithByteLimit) {
   std::vector<std::string> const words{"hello", "world"};
   fizzgen::yes const g(words, std::nullopt, 4096);
-  for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{12}, std::uint64_t{4096},
-                              std::uint64_t{1000003}, std::uint64_t{3} << 20}) {
+  for (std::uint64_t limit :
+       {std::uint64_t{1}, std::uint64_t{12}, std::uint64_t{4096}, std::uint64_t{1000003}, std::uint64_t{3} << 20}) {
     for (unsigned t : {1u, 2u, 4u}) {
       for (unsigned buffers : {1u, 2u}) {
         collect_sink s;
@@ -373,8 +370,7 @@ TEST(Engine, VmsplicedChunksStayIntactUntilRead) {
         ::close(fds[1]);
         std::string got;
         char buf[65536];
-        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-          got.append(buf, static_cast<std::size_t>(n));
+        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
         ::close(fds[0]);
         ASSERT_EQ(oracle::first_difference(got, oracle::fizzbuzz_lines("1", lines)), "")
             << fizzgen::to_string(policy) << ", " << t << " threads, " << buffers << " buffers";
@@ -401,8 +397,7 @@ TEST(Engine, RealPipeWithACopyingReader) {
           std::string got;
           std::thread reader([&] {
             char buf[16384];
-            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-              got.append(buf, static_cast<std::size_t>(n));
+            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
           });
           run_report r;
           {
@@ -416,8 +411,7 @@ TEST(Engine, RealPipeWithACopyingReader) {
           ::close(fds[0]);
           EXPECT_EQ(r.status, emit_status::ok) << r.error;
           ASSERT_EQ(oracle::first_difference(got, want), "")
-              << fizzgen::to_string(policy) << ", pipe " << pipe_size << ", chunk " << cb << ", " << t
-              << " threads";
+              << fizzgen::to_string(policy) << ", pipe " << pipe_size << ", chunk " << cb << ", " << t << " threads";
           for (auto const& w : r.workers) reused += w.reused;
         }
       }
@@ -440,8 +434,7 @@ TEST(Engine, YesThroughARealPipe) {
     std::string got;
     std::thread reader([&] {
       char buf[65536];
-      for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-        got.append(buf, static_cast<std::size_t>(n));
+      for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
     });
     {
       auto out = fizzgen::open_sink(fds[1]);

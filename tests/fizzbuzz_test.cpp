@@ -91,8 +91,8 @@ std::string generate_all(fizzbuzz const& g, std::uint64_t expected_lines) {
   return out;
 }
 
-void expect_window(std::string const& from, oracle::rules const& rs, std::uint64_t count,
-                   std::size_t chunk_bytes, fizzgen::kernel_arch const& arch = fizzgen::default_arch()) {
+void expect_window(std::string const& from, oracle::rules const& rs, std::uint64_t count, std::size_t chunk_bytes,
+                   fizzgen::kernel_arch const& arch = fizzgen::default_arch()) {
   fizzbuzz const g(dec(from), to_rules(rs), count, chunk_bytes, arch);
   std::string const got = generate_all(g, count);
   std::string const want = oracle::fizzbuzz_lines(from, rs, count);
@@ -113,9 +113,7 @@ TEST(FizzBuzz, FirstLinesClassic) {
   EXPECT_EQ(generate_all(g, 15), "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\nFizzBuzz\n");
 }
 
-TEST(FizzBuzz, ClassicRulesAreThreeFizzFiveBuzz) {
-  EXPECT_EQ(fizzgen::classic_rules(), to_rules(oracle::classic()));
-}
+TEST(FizzBuzz, ClassicRulesAreThreeFizzFiveBuzz) { EXPECT_EQ(fizzgen::classic_rules(), to_rules(oracle::classic())); }
 
 TEST(FizzBuzz, EveryDigitRollOverUpTo10Pow25) {
   for (unsigned k = 1; k <= 25; ++k) {
@@ -128,8 +126,7 @@ TEST(FizzBuzz, EveryDigitRollOverCustomRules) {
   oracle::rules const rs{{2, "a"}, {3, "bb"}, {7, "ccc"}};
   for (unsigned k = 1; k <= 25; ++k) {
     std::string const from = k == 1 ? "1" : oracle::pow10_minus(k, 20);
-    for (std::size_t cb : {std::size_t{64}, std::size_t{100}, std::size_t{1000}})
-      expect_window(from, rs, 40, cb);
+    for (std::size_t cb : {std::size_t{64}, std::size_t{100}, std::size_t{1000}}) expect_window(from, rs, 40, cb);
   }
 }
 
@@ -238,8 +235,7 @@ std::uint64_t last_chunk(fizzbuzz const& g) {
 }
 
 TEST(FizzBuzz, UnboundedPlanIsContiguousToTheEnd) {
-  for (std::string const from :
-       {"1", "98", "18446744073709551600", "1234567890123456789012345678901234567890"}) {
+  for (std::string const from : {"1", "98", "18446744073709551600", "1234567890123456789012345678901234567890"}) {
     for (std::size_t cb : {std::size_t{100}, std::size_t{4096}, fizzbuzz::kDefaultChunkBytes}) {
       fizzbuzz const g(dec(from), fizzgen::classic_rules(), std::nullopt, cb);
       ASSERT_GT(g.lines_per_chunk(), 0u);
@@ -292,17 +288,15 @@ TEST(FizzBuzz, FarChunksOfAnUnboundedStream) {
   // capacity must allow for, and residues computed from a huge line offset.
   for (std::string const from : {"1", "999999", "1234567890123456789012345678901234567890"}) {
     for (std::size_t cb : {std::size_t{64}, std::size_t{1000}}) {
-      for (oracle::rules const& rs :
-           {oracle::classic(), oracle::rules{{2, "a"}, {3, "bb"}, {7, "ccc"}},
-            oracle::rules{{1000000007, "P"}, {(std::uint64_t{1} << 33) + 1, "Q"}}}) {
+      for (oracle::rules const& rs : {oracle::classic(), oracle::rules{{2, "a"}, {3, "bb"}, {7, "ccc"}},
+                                      oracle::rules{{1000000007, "P"}, {(std::uint64_t{1} << 33) + 1, "Q"}}}) {
         fizzbuzz const g(dec(from), to_rules(rs), std::nullopt, cb);
         std::uint64_t const last = last_chunk(g);
         for (std::uint64_t idx : {last / 3, last / 2 + 7, last - 1, last}) {
           auto const c = g.plan(idx);
           ASSERT_TRUE(c.has_value()) << idx;
           std::string const first = oracle::add(from, std::to_string(c->first_line));
-          ASSERT_EQ(
-              oracle::first_difference(fill_checked(g, *c), oracle::fizzbuzz_lines(first, rs, c->lines)), "")
+          ASSERT_EQ(oracle::first_difference(fill_checked(g, *c), oracle::fizzbuzz_lines(first, rs, c->lines)), "")
               << "from " << from << " chunk " << idx << " first line " << c->first_line;
         }
       }
@@ -443,8 +437,7 @@ TEST(FizzBuzzArch, LongRunFromOne) {
   for (auto const* arch : available_archs()) {
     for (std::size_t cb : {std::size_t{1000}, std::size_t{65536}, fizzbuzz::kDefaultChunkBytes}) {
       fizzbuzz const g(dec("1"), fizzgen::classic_rules(), 200000, cb, *arch);
-      ASSERT_EQ(oracle::first_difference(generate_all(g, 200000), want), "")
-          << arch->name << ", chunk " << cb;
+      ASSERT_EQ(oracle::first_difference(generate_all(g, 200000), want), "") << arch->name << ", chunk " << cb;
     }
   }
 }
@@ -458,9 +451,9 @@ TEST(FizzBuzzArch, FarChunksOfAnUnboundedStream) {
         auto const c = g.plan(idx);
         ASSERT_TRUE(c.has_value());
         std::string const first = oracle::add(from, std::to_string(c->first_line));
-        ASSERT_EQ(oracle::first_difference(fill_checked(g, *c),
-                                           oracle::fizzbuzz_lines(first, oracle::classic(), c->lines)),
-                  "")
+        ASSERT_EQ(
+            oracle::first_difference(fill_checked(g, *c), oracle::fizzbuzz_lines(first, oracle::classic(), c->lines)),
+            "")
             << arch->name << " from " << from << " chunk " << idx;
       }
     }

@@ -140,8 +140,8 @@ inline std::string first_difference(std::string const& got, std::string const& w
   };
   return "sizes " + std::to_string(got.size()) + " (got) vs " + std::to_string(want.size()) +
          " (want); first difference at byte " + std::to_string(at) + " (line " + std::to_string(line) +
-         "), from byte " + std::to_string(from) + " ('|' is a newline):\n  got  " + excerpt(got) +
-         "\n  want " + excerpt(want);
+         "), from byte " + std::to_string(from) + " ('|' is a newline):\n  got  " + excerpt(got) + "\n  want " +
+         excerpt(want);
 }
 
 }  // namespace oracle

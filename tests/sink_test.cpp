@@ -136,8 +136,7 @@ class drained_pipe {
     if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
     reader_ = std::thread([this] {
       char buf[65536];
-      for (ssize_t n; (n = ::read(fds_[0], buf, sizeof buf)) > 0;)
-        data_.append(buf, static_cast<std::size_t>(n));
+      for (ssize_t n; (n = ::read(fds_[0], buf, sizeof buf)) > 0;) data_.append(buf, static_cast<std::size_t>(n));
     });
   }
   ~drained_pipe() {

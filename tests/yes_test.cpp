@@ -90,8 +90,8 @@ TEST(Yes, ChunksHoldWholeLines) {
   for (words_t const& w : {words_t{}, words_t{"a", "b"}, words_t{"", "a"}, words_t{""}, words_t{"abcdefghij"},
                            words_t{std::string(1000, 'z')}}) {
     std::size_t const len = oracle::yes_line(w).size();
-    for (std::size_t cb : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{100},
-                           std::size_t{4096}, std::size_t{4099}, yes::kDefaultChunkBytes}) {
+    for (std::size_t cb : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{100}, std::size_t{4096},
+                           std::size_t{4099}, yes::kDefaultChunkBytes}) {
       yes const g(w, std::nullopt, cb);
       for (std::uint64_t i : {0u, 1u, 5u}) {
         auto const c = g.plan(i);

@@ -12,16 +12,16 @@
 // _mm512_castsi256_si512 wherever it is inlined: a known false alarm, silenced for this file only.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
-#include <algorithm>
 #include <utility>
 
 namespace fizzgen {
 namespace {
 
-constexpr int kDigits = 96;    // source bytes 96..105: '0'..'9'
+constexpr int kDigits = 96;  // source bytes 96..105: '0'..'9'
 constexpr std::uint8_t kF = 106, kI = 107, kZ = 108, kB = 109, kU = 110, kNewline = 111;
 constexpr std::size_t kMaxBlock = 16 * 33 + 94;  // the block at the widest width this kernel takes
 constexpr std::size_t kMaxVectors = (kMaxBlock + 63) / 64;
@@ -99,8 +99,7 @@ char* write_blocks(char* out, __m256i& prefix, __m256i one, std::size_t len, std
   auto emit = [&](__m256i p0, __m256i p1, __m256i p2) {
     __m512i const lo = _mm512_inserti64x4(widen(p0), p1, 1);
     __m512i const hi = _mm512_inserti64x4(widen(p2), constants, 1);
-    for (std::size_t v = 0; v < V; ++v)
-      _mm512_storeu_si512(out + 64 * v, _mm512_permutex2var_epi8(lo, index[v], hi));
+    for (std::size_t v = 0; v < V; ++v) _mm512_storeu_si512(out + 64 * v, _mm512_permutex2var_epi8(lo, index[v], hi));
     out += block_bytes;
   };
 
