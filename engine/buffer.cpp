@@ -4,12 +4,28 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <utility>
 
 #include "output/sys.hpp"
 
 namespace fizzgen {
+namespace {
+
+/// FIZZGEN_POISON=1 (tests): buffers start, and restart after every discard, full of a byte no
+/// stream contains, so any byte a generator failed to write would show in the output.
+constexpr unsigned char kPoison = 0x01;
+bool poison_enabled() noexcept {
+  static bool const enabled = [] {
+    char const* v = std::getenv("FIZZGEN_POISON");
+    return v != nullptr && v[0] == '1';
+  }();
+  return enabled;
+}
+
+}  // namespace
 
 buffer::buffer(std::size_t bytes) {
   size_ = (bytes + kHugePage - 1) / kHugePage * kHugePage;
@@ -24,6 +40,7 @@ buffer::buffer(std::size_t bytes) {
     ::munmap(reinterpret_cast<void*>(aligned + size_), tail);
   data_ = reinterpret_cast<std::byte*>(aligned);
   sys::madvise(data_, size_, MADV_HUGEPAGE);  // advisory: without THP we still run, on 4 KiB pages
+  if (poison_enabled()) std::memset(data_, kPoison, size_);
 }
 
 buffer::~buffer() {
@@ -44,6 +61,10 @@ std::size_t anon_huge_kb() noexcept {
   return kb;
 }
 
-bool buffer::discard() noexcept { return sys::madvise(data_, size_, MADV_DONTNEED) == 0; }
+bool buffer::discard() noexcept {
+  bool const ok = sys::madvise(data_, size_, MADV_DONTNEED) == 0;
+  if (poison_enabled()) std::memset(data_, kPoison, size_);
+  return ok;
+}
 
 }  // namespace fizzgen

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 #include <mutex>
 #include <thread>
 
@@ -157,7 +158,8 @@ class pipeline {
           if (may_rewrite(b)) {
             ++stats.reused;
           } else {
-            b.memory.discard();
+            // Never rewrite pages the kernel may still hold: without fresh pages the run stops.
+            if (!b.memory.discard()) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
             ++stats.discarded;
           }
         }
