@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "cli/signals.hpp"
 #include "cli/stats.hpp"
 #include "engine/cpus.hpp"
 #include "engine/reuse_monitor.hpp"
@@ -122,6 +123,10 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return 1;
   }
+  // Signals stop the run cleanly (statistics still printed); created before any other thread so
+  // that every thread inherits the blocked signal mask.
+  signal_guard signals;
+  options.stop = signals.token();
   // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
   std::optional<reuse_monitor> monitor;
   if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only) {
@@ -146,6 +151,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
     std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
 
+  signals.finish();  // a signal arrived: end the process with it, now that the statistics are out
   switch (report.status) {
     case emit_status::ok:
       return 0;

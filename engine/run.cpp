@@ -77,6 +77,11 @@ class pipeline {
     report.workers.resize(options_.threads);
     auto const start = clock_type::now();
     if (!options_.byte_limit || *options_.byte_limit > 0) {
+      // Declared before the workers, so it is unregistered only after they have been joined.
+      std::stop_callback const on_stop(options_.stop, [this] {
+        stopped_.store(true, std::memory_order_relaxed);
+        wake_all();
+      });
       std::vector<int> const cpus = options_.pin ? allowed_cpus() : std::vector<int>{};
       std::vector<std::jthread> workers;
       for (unsigned w = 0; w < options_.threads; ++w)
@@ -103,6 +108,7 @@ class pipeline {
       report.error = abort_error_;
     }
     report.pinned = pinned_.load(std::memory_order_relaxed);
+    report.stopped = stopped_.load(std::memory_order_relaxed);
     report.huge_pages_kb = huge_kb_;
     return report;
   }
@@ -143,6 +149,7 @@ class pipeline {
     spin_policy const spin(options_.threads < online_cpus_ ? 1u << 14 : 16u);
 
     for (std::uint64_t k = 0;; ++k) {
+      if (stop_.load(std::memory_order_relaxed)) return;
       std::uint64_t const index = w + k * options_.threads;
       std::optional<chunk> const c = gen_.plan(index);
       if (!c) return;
@@ -212,8 +219,13 @@ class pipeline {
   void abort_with(std::string const& what) {
     std::lock_guard lock(abort_mutex_);
     if (abort_error_.empty()) abort_error_ = what;
+    wake_all();
+  }
+
+  /// Makes every worker stop: waiters wake and see stop_, the turn holder sees it after its emit.
+  void wake_all() {
     stop_.store(true, std::memory_order_relaxed);
-    turn_.next.fetch_add(kStopOffset, std::memory_order_release);
+    turn_.next.fetch_add(kStopOffset, std::memory_order_release);  // pairs with the waiters' acquire
     turn_.next.notify_all();
   }
 
@@ -226,6 +238,7 @@ class pipeline {
   slot_counter slots_;
   alignas(64) std::atomic<bool> stop_{false};
   std::atomic<unsigned> pinned_{0};
+  std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
   std::string abort_error_;  ///< guarded by abort_mutex_
   std::size_t huge_kb_ = 0;  ///< written by worker 0 before the join

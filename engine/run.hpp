@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,7 @@ struct run_options {
   reuse_policy reuse = reuse_policy::never;
   bool pipe_only = false;                  ///< fill each buffer once, then emit it again and again
   reuse_monitor const* monitor = nullptr;  ///< the verdict for reuse_policy::automatic (none: unsafe)
+  std::stop_token stop;                    ///< a stop request ends the run at the next chunk
 };
 
 /// What one worker did, in seconds of wall time.
@@ -51,6 +53,7 @@ struct run_report {
   double seconds = 0;
   emit_status status = emit_status::ok;  ///< reader_gone: the reader closed the pipe
   std::string error;                     ///< set when status is failed
+  bool stopped = false;                  ///< ended by a stop request
   unsigned threads = 0;
   unsigned pinned = 0;  ///< workers that were pinned to a CPU
   unsigned buffers_per_worker = 0;
