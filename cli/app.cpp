@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "cli/args.hpp"
 #include "cli/check.hpp"
 #include "cli/stream_cmd.hpp"
+#include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
 
@@ -45,14 +47,16 @@ int run_yes(std::vector<std::string> const& words, stream_text const& t) {
   return stream(gen, "none", t, size_option("--bytes", t.bytes));
 }
 
-int run_check(fizzbuzz_text const& f) {
+int run_check(fizzbuzz_text const& f, std::string const& threads) {
   check::options o;
   o.from = parse_positive("--from", f.from);
   for (auto const& text : f.rules) {
     rule_text r = parse_rule(text);
     o.rules.push_back({r.divisor, std::move(r.word)});
   }
-  return check::check_main(o, STDIN_FILENO, stdout, stderr);
+  unsigned const n = threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()))
+                                     : parse_threads(threads);
+  return check::check_main(o, STDIN_FILENO, stdout, stderr, n);
 }
 
 constexpr char const* kFooter = R"(Examples:
@@ -96,6 +100,9 @@ int main(int argc, char** argv) {
       "check", "Verify a FizzBuzz stream on stdin, independently of the generator");
   fizzbuzz_text check_text;
   add_rule_options(*check_cmd, check_text);
+  std::string check_threads;
+  check_cmd->add_option("--threads", check_threads, "Verify on N threads (default: the CPUs this process may use)")
+      ->type_name("N");
   check_cmd->footer("Example: fizzgen --from 99 --count 1G | fizzgen check --from 99");
 
   std::string arch_name;
@@ -116,7 +123,7 @@ int main(int argc, char** argv) {
     }
     if (list) return list_archs();
     if (*yes_cmd) return run_yes(yes_words, yes_stream);
-    if (*check_cmd) return run_check(check_text);
+    if (*check_cmd) return run_check(check_text, check_threads);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);
   } catch (CLI::CallForHelp const& e) {
     return app.exit(e);

@@ -430,10 +430,10 @@ std::string show(std::string_view s, bool truncated) {
 
 }  // namespace
 
-int check_main(options const& o, int fd, std::FILE* out, std::FILE* err) {
+int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigned threads) {
   result r;
   try {
-    r = check_fd(fd, o);
+    r = threads > 1 ? check_fd_parallel(fd, o, threads) : check_fd(fd, o);
   } catch (std::system_error const& e) {
     std::fprintf(err, "fizzgen check: %s\n", e.what());
     return 1;

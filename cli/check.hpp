@@ -110,10 +110,15 @@ class checker {
 /// bad line. Throws std::system_error("read") on a read error, std::invalid_argument on bad options.
 result check_fd(int fd, options const& o);
 
+/// Like check_fd with `threads` workers (TBB): blocks of whole lines verified in parallel, results
+/// combined in order; identical result. Reads on past a bad line to the end of its block.
+result check_fd_parallel(int fd, options const& o, unsigned threads);
+
 /// Runs the subcommand on fd. Success: prints "fizzgen check: OK: N lines, B bytes" to `out`,
 /// returns 0. Bad line: prints "fizzgen check: line L (byte offset O): expected 'E', got 'A'" to
 /// `err`, returns 1. Read error: prints it to `err`, returns 1 (a runtime failure, as in app.hpp).
-/// Bad options throw std::invalid_argument (a usage error for the caller).
-int check_main(options const& o, int fd, std::FILE* out, std::FILE* err);
+/// Bad options throw std::invalid_argument (a usage error for the caller). threads > 1 checks in
+/// parallel (check_fd_parallel).
+int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigned threads = 1);
 
 }  // namespace fizzgen::check

@@ -558,3 +558,56 @@ TEST(CheckMain, ReadErrorIsARuntimeFailure) {
 }
 
 }  // namespace
+
+namespace {
+
+/// check_fd and check_fd_parallel on the same bytes, for several thread counts.
+void expect_parallel_matches(options const& o, std::string const& s) {
+  temp_file in;
+  in.write(s);
+  result const sequential = fizzgen::check::check_fd(in.fd(), o);
+  for (unsigned threads : {2u, 3u, 5u}) {
+    ::lseek(in.fd(), 0, SEEK_SET);
+    result const parallel = fizzgen::check::check_fd_parallel(in.fd(), o, threads);
+    EXPECT_EQ(parallel, sequential) << "threads " << threads << ", bad line " << parallel.bad_line << " vs "
+                                    << sequential.bad_line;
+  }
+}
+
+}  // namespace
+
+// Streams of several 4 MiB blocks, so lines, offsets and numbers carry across block edges.
+TEST(CheckParallel, GoodStreamsMatchSequential) {
+  std::string const classic_stream = reference_u64(1, {}, 2'000'000);  // ~14 MiB
+  expect_parallel_matches(make("1"), classic_stream);
+  expect_parallel_matches(make("1"), classic_stream.substr(0, classic_stream.size() - 3));  // cut-off last line
+  expect_parallel_matches(make("99999999999999999999999990", {{2, "a"}, {7, "bb"}}),
+                          reference("99999999999999999999999990", {{2, "a"}, {7, "bb"}}, 500'000));
+  expect_parallel_matches(make("1"), "");
+}
+
+TEST(CheckParallel, FirstBadLineIsFoundWhereverItIs) {
+  std::string const good = reference_u64(1, {}, 2'000'000);
+  // Bad bytes in the first block, right after a block edge, and near the end.
+  for (std::size_t at : {std::size_t{100}, (std::size_t{4} << 20) + 3, good.size() - 10}) {
+    std::string bad = good;
+    bad[at] = bad[at] == '7' ? '8' : '7';
+    expect_parallel_matches(make("1"), bad);
+    temp_file in;
+    in.write(bad);
+    result const r = fizzgen::check::check_fd_parallel(in.fd(), make("1"), 2);
+    EXPECT_FALSE(r.ok);
+    EXPECT_LE(r.bad_offset, at);
+    EXPECT_GT(r.bad_offset + r.expected.size() + 1, at);
+  }
+  // Two bad lines in different blocks: the first one is reported.
+  std::string twice = good;
+  twice[(std::size_t{9} << 20)] = 'x';
+  twice[(std::size_t{5} << 20)] = 'x';
+  temp_file in;
+  in.write(twice);
+  result const r = fizzgen::check::check_fd_parallel(in.fd(), make("1"), 3);
+  EXPECT_FALSE(r.ok);
+  EXPECT_LE(r.bad_offset, std::size_t{5} << 20);
+  EXPECT_GT(r.bad_offset + r.expected.size() + 1, std::size_t{5} << 20);
+}
