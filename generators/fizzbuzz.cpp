@@ -8,6 +8,8 @@
 namespace fizzgen {
 namespace {
 
+constexpr std::size_t kCopy = 32;  ///< bytes copied at once by the table path
+
 /// lcm of the divisors, or 0 when it exceeds `cap`.
 std::uint64_t rule_period(rule_set const& rules, std::uint64_t cap) {
   std::uint64_t p = 1;
@@ -116,8 +118,52 @@ fizzbuzz::fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> to
     if (seg.end_line == UINT64_MAX) break;
     chunk += (seg.end_line - seg.first_line + lines - 1) / lines;
   }
-  // The vector kernel stores up to one vector past the last line.
-  capacity_ += arch_->vector_bytes;
+  if (!classic_ && rules_ != classic_rules()) {
+    period_ = rule_period(rules_, kMaxTablePeriod);
+    for (std::uint64_t i = 0; i < period_; ++i) {
+      table_entry e{static_cast<std::uint32_t>(table_words_.size()), 0};
+      for (auto const& r : rules_)
+        if (i % r.divisor == 0) table_words_ += r.word;
+      e.length = static_cast<std::uint32_t>(table_words_.size() - e.offset);
+      table_.push_back(e);
+    }
+    table_words_.append(kCopy, '\0');
+    if (period_ != 0) from_mod_period_ = from_.mod(period_);
+  }
+  // The vector kernel, and the table path's fixed-size copies, store past the last line.
+  capacity_ += std::max(arch_->vector_bytes, kCopy);
+}
+
+char* fizzbuzz::table_lines(char* p, std::string const& first, std::uint64_t phase,
+                            std::uint64_t count) const noexcept {
+  // The number with padding, so that it too can be copied kCopy bytes at a time. Chunks never mix
+  // digit widths, so the width stays fixed.
+  std::size_t const width = first.size();
+  std::vector<char> number(width + kCopy, '\0');
+  std::memcpy(number.data(), first.data(), width);
+  char* const last = number.data() + width - 1;
+  char const* const words = table_words_.data();
+  for (std::uint64_t line = 0; line < count; ++line) {
+    table_entry const e = table_[phase];
+    char const* src = e.length != 0 ? words + e.offset : number.data();
+    std::size_t const n = e.length != 0 ? e.length : width;
+    if (n <= kCopy)
+      std::memcpy(p, src, kCopy);  // one fixed-size copy: the tail is overwritten by what follows
+    else
+      std::memcpy(p, src, n);
+    p += n;
+    *p++ = '\n';
+    if (++phase == period_) phase = 0;
+    if (*last != '9') {
+      ++*last;
+    } else {
+      char* d = last;
+      while (*d == '9' && d > number.data()) *d-- = '0';
+      ++*d;  // chunks never cross a width, so only the increment after the last line can overflow,
+             // and that value is never written
+    }
+  }
+  return p;
 }
 
 std::optional<chunk> fizzbuzz::plan(std::uint64_t index) const noexcept {
@@ -140,7 +186,11 @@ std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexc
   for (std::size_t r = 0; r < rules_.size(); ++r)
     residue[r] = static_cast<std::uint64_t>(
         (static_cast<uint128>(from_residues_[r]) + c.first_line % rules_[r].divisor) % rules_[r].divisor);
-  if (!classic_) return static_cast<std::size_t>(scalar_lines(begin, number, residue, rules_, c.lines) - begin);
+  if (!classic_) {
+    if (period_ == 0) return static_cast<std::size_t>(scalar_lines(begin, number, residue, rules_, c.lines) - begin);
+    std::uint64_t const phase = (from_mod_period_ + c.first_line % period_) % period_;
+    return static_cast<std::size_t>(table_lines(begin, number, phase, c.lines) - begin);
+  }
 
   char* p = begin;
   std::uint64_t mod30 = (from_mod30_ + c.first_line % 30) % 30;

@@ -42,6 +42,17 @@ class fizzbuzz final : public generator {
     std::uint64_t first_line = 0, end_line = 0, lines_per_chunk = 1, first_chunk = 0;
   };
   std::vector<segment> segments_;
+  /// Custom rules with a period of at most kMaxTablePeriod: the words of each line by N mod period
+  /// (offset and length into table_words_; length 0: the line is the number).
+  static constexpr std::uint64_t kMaxTablePeriod = 1 << 16;
+  struct table_entry {
+    std::uint32_t offset = 0, length = 0;
+  };
+  std::vector<table_entry> table_;
+  std::string table_words_;  ///< followed by 32 bytes of padding for fixed-size copies
+  std::uint64_t period_ = 0;  ///< 0: no table
+  std::uint64_t from_mod_period_ = 0;
+  char* table_lines(char* p, std::string const& first, std::uint64_t phase, std::uint64_t count) const noexcept;
   std::optional<std::uint64_t> total_lines_;
   std::uint64_t max_lines_ = 0;
   std::size_t capacity_ = 0;
