@@ -41,9 +41,8 @@ std::vector<int> smt_rank(std::vector<int> const& cpus) {
   return rank;
 }
 
-}  // namespace
-
-std::vector<int> allowed_cpus() {
+/// The affinity mask, first PUs of cores before SMT siblings.
+std::vector<int> ordered_cpus() {
   std::vector<int> cpus = affinity_mask();
   std::vector<int> const rank = smt_rank(cpus);
   std::vector<std::size_t> order(cpus.size());
@@ -52,6 +51,15 @@ std::vector<int> allowed_cpus() {
   std::vector<int> out;
   for (std::size_t i : order) out.push_back(cpus[i]);
   return out;
+}
+
+}  // namespace
+
+std::vector<int> allowed_cpus() {
+  // Loading the hwloc topology reads much of /sys: once per process is enough (the mask is the
+  // process's at start-up, which is what taskset and cgroups set).
+  static std::vector<int> const ordered = ordered_cpus();
+  return ordered;
 }
 
 bool pin_current_thread(int cpu) noexcept {
