@@ -130,7 +130,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
   std::optional<reuse_monitor> monitor;
   if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only) {
-    monitor.emplace(STDOUT_FILENO);
+    monitor.emplace(STDOUT_FILENO, *out);
     options.monitor = &*monitor;
   }
   run_report const report = run(gen, *out, options);

@@ -121,8 +121,12 @@ class pipeline {
     std::size_t const chunk =
         std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096);  // chunks often run short of capacity
     std::size_t const pipe = std::max<std::size_t>(out_.pipe_size(), 65536);
-    std::size_t const needed = (2 * pipe + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
-    return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 16));
+    // --reuse auto also waits for an inspection begun after the buffer left the pipe (one every
+    // millisecond): about 16 MiB more in flight covers that at pipe speed.
+    std::size_t const headroom = options_.reuse == reuse_policy::automatic ? std::size_t{16} << 20 : 0;
+    std::size_t const needed =
+        (2 * pipe + headroom + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
+    return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 32));
   }
 
   /// True when the pages of a buffer that was vmspliced may be written again.
@@ -131,8 +135,14 @@ class pipeline {
     if (options_.reuse == reuse_policy::never) return false;
     if (options_.reuse == reuse_policy::automatic) {
       // Safe now, and safe without a break since the buffer was emitted.
-      std::uint64_t const verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
+      reuse_monitor const* m = options_.monitor;
+      std::uint64_t const verdict = m != nullptr ? m->state() : 0;
       if (!reuse_monitor::safe(verdict) || verdict != b.verdict) return false;
+      // ...and an inspection begun after the buffer left the pipe found no reader that could
+      // have forwarded it.
+      std::size_t const slots = out_.current_pipe_size() / 4096;
+      return slots > 0 && m->vouches_for(b.slots_after + slots) &&
+             slots_.emitted.load(std::memory_order_acquire) >= b.slots_after + slots;
     }
     // Every slot of the pipe has been filled after the buffer's last one: it has left our pipe.
     std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
@@ -190,6 +200,7 @@ class pipeline {
         size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
       emit_status const status = out_.emit({b.memory.data(), size});
       if (status == emit_status::ok) bytes_ += size;  // a failed emit's partial count is unknown
+      if (options_.progress != nullptr && status == emit_status::ok) publish_progress(b, size);
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
       b.verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
@@ -213,6 +224,18 @@ class pipeline {
       stats.emit_seconds += seconds_between(t2, t3);
       if (done) return;
     }
+  }
+
+  /// Adds an emitted chunk (or the first `size` bytes of it) to the progress counter: relaxed,
+  /// since the display only needs the totals to grow; newlines are counted only in a cut chunk.
+  void publish_progress(slot_buffer const& b, std::size_t size) const noexcept {
+    std::uint64_t lines = b.lines;
+    if (size < b.bytes) {
+      auto const* p = reinterpret_cast<char const*>(b.memory.data());
+      lines = static_cast<std::uint64_t>(std::count(p, p + size, '\n'));
+    }
+    options_.progress->bytes.fetch_add(size, std::memory_order_relaxed);
+    options_.progress->lines.fetch_add(lines, std::memory_order_relaxed);
   }
 
   /// Stops every worker after an error outside the turn (allocation failure).

@@ -2,6 +2,7 @@
 // The engine: T workers fill chunks i, i+T, i+2T... into their own buffers and take turns handing
 // them to the sink, so chunk i always reaches the output before chunk i+1.
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <stop_token>
@@ -25,6 +26,14 @@ enum class reuse_policy {
 };
 std::string_view to_string(reuse_policy p) noexcept;
 
+/// Live totals for a progress display: the turn holder adds each chunk it emitted (relaxed adds,
+/// one cache line the workers share only with the thread that polls it a few times a second).
+struct alignas(64) progress_counter {
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> lines{0};  ///< newlines emitted
+};
+static_assert(sizeof(progress_counter) == 64);
+
 struct run_options {
   unsigned threads = 1;                     ///< workers, >= 1
   std::optional<std::uint64_t> byte_limit;  ///< stop after exactly this many bytes (may cut a line)
@@ -34,6 +43,7 @@ struct run_options {
   bool pipe_only = false;                  ///< fill each buffer once, then emit it again and again
   reuse_monitor const* monitor = nullptr;  ///< the verdict for reuse_policy::automatic (none: unsafe)
   std::stop_token stop;                    ///< a stop request ends the run at the next chunk
+  progress_counter* progress = nullptr;    ///< when set, emitted bytes and lines are added to it
 };
 
 /// What one worker did, in seconds of wall time.

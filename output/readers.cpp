@@ -57,62 +57,62 @@ bool for_each_fd(std::string const& pid_dir, F f) {
 
 }  // namespace
 
-reader_verdict inspect_pipe_readers(int fd, std::string const& proc_root) {
-  reader_verdict v;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-    v.why = "output is not a pipe";
-    return v;
-  }
-  std::string const ours = "pipe:[" + std::to_string(st.st_ino) + "]";
-  pid_t const self = ::getpid();
-  // Pipes fizzgen itself holds besides its output come from the common environment (a
-  // supervisor's log pipe, a leaked descriptor): a reader holding one of them elsewhere than on its
-  // stdout is not taken for a forwarder. A reader's stdout always counts.
-  std::vector<std::string> shared;
-  for_each_fd(proc_root + "/self", [&](std::string const&, std::string const& target) {
-    if (target.starts_with("pipe:") && target != ours) shared.push_back(target);
+namespace {
+
+/// What one process holds: our pipe's read end? a pipe write end or socket it could forward into?
+struct process_view {
+  bool readable = false, reads_ours = false;
+  std::string forward;  ///< a pipe or socket this process could splice into, "" if none
+};
+
+process_view inspect_process(std::string const& dir, std::string const& ours) {
+  process_view p;
+  std::vector<std::pair<std::string, std::string>> pipes;  // (fd, target) of other pipes
+  p.readable = for_each_fd(dir, [&](std::string const& n, std::string const& target) {
+    if (target == ours) {
+      auto const mode = access_mode(dir + "/fdinfo/" + n);
+      if (!mode || *mode != O_WRONLY) p.reads_ours = true;  // unknown counts as a reader
+    } else if (target.starts_with("socket:")) {
+      p.forward = target;
+    } else if (target.starts_with("pipe:")) {
+      pipes.emplace_back(n, target);
+    }
   });
-  auto is_shared = [&](std::string const& target) {
-    for (auto const& t : shared)
-      if (t == target) return true;
-    return false;
-  };
-  DIR* proc = ::opendir(proc_root.c_str());
-  if (proc == nullptr) {
-    v.why = "cannot read " + proc_root;
-    return v;
-  }
-  std::string unsafe;  // the first reason a reader could forward, if any
-  while (dirent* e = ::readdir(proc)) {
-    char* end = nullptr;
-    long const pid = std::strtol(e->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0 || pid == self) continue;
-    std::string const dir = proc_root + "/" + e->d_name;
-    bool reads_ours = false;
-    std::string forward;  // a pipe or socket this process could splice into
-    bool const readable = for_each_fd(dir, [&](std::string const& n, std::string const& target) {
-      if (target == ours) {
-        auto const mode = access_mode(dir + "/fdinfo/" + n);
-        if (!mode || *mode != O_WRONLY) reads_ours = true;  // unknown counts as a reader
-      } else if (target.starts_with("socket:")) {
-        forward = target;
-      } else if (target.starts_with("pipe:")) {
-        auto const mode = access_mode(dir + "/fdinfo/" + n);
-        bool const writable = !mode || *mode != O_RDONLY;  // only a write end can be spliced into
-        if (writable && (n == "1" || !is_shared(target))) forward = target;
+  // Access modes of other pipes matter only for readers (fdinfo reads are the costly part).
+  if (p.reads_ours && p.forward.empty()) {
+    for (auto const& [n, target] : pipes) {
+      auto const mode = access_mode(dir + "/fdinfo/" + n);
+      if (!mode || *mode != O_RDONLY) {  // only a write end can be spliced into
+        p.forward = target;
+        break;
       }
-    });
-    // A process we may not inspect (another user's) is skipped: if it is the reader, no reader is
-    // found and the verdict stays unsafe.
-    if (!readable) continue;
-    if (!reads_ours) continue;
-    v.readers.push_back(static_cast<pid_t>(pid));
-    std::string const who = process_name(dir) + " (" + e->d_name + ")";
-    if (!forward.empty() && unsafe.empty()) unsafe = "reader " + who + " holds " + forward + " and could forward pages";
-    v.why += (v.why.empty() ? "" : ", ") + who;
+    }
   }
-  ::closedir(proc);
+  return p;
+}
+
+/// The pipe:[inode] name of fd, "" when fd is not a pipe.
+std::string pipe_name(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return "";
+  return "pipe:[" + std::to_string(st.st_ino) + "]";
+}
+
+/// Adds process pid to the verdict being built; unsafe collects the first reason to distrust.
+void add_process(reader_verdict& v, std::string& unsafe, std::string const& proc_root, std::string const& pid,
+                 std::string const& ours, bool names = true) {
+  std::string const dir = proc_root + "/" + pid;
+  process_view const p = inspect_process(dir, ours);
+  // A process we may not inspect (another user's) is skipped: if it is the reader, no reader is
+  // found and the verdict stays unsafe.
+  if (!p.readable || !p.reads_ours) return;
+  v.readers.push_back(static_cast<pid_t>(std::strtol(pid.c_str(), nullptr, 10)));
+  std::string const who = (names ? process_name(dir) : std::string("pid")) + " (" + pid + ")";
+  if (!p.forward.empty() && unsafe.empty()) unsafe = "reader " + who + " holds " + p.forward + " and could forward pages";
+  v.why += (v.why.empty() ? "" : ", ") + who;
+}
+
+void conclude(reader_verdict& v, std::string const& unsafe) {
   if (v.readers.empty()) {
     v.why = "no reader of the pipe found";
   } else if (!unsafe.empty()) {
@@ -121,6 +121,44 @@ reader_verdict inspect_pipe_readers(int fd, std::string const& proc_root) {
     v.safe = true;
     v.why = "readers " + v.why + " hold no pipe or socket to forward into";
   }
+}
+
+}  // namespace
+
+reader_verdict inspect_pipe_readers(int fd, std::string const& proc_root) {
+  reader_verdict v;
+  std::string const ours = pipe_name(fd);
+  if (ours.empty()) {
+    v.why = "output is not a pipe";
+    return v;
+  }
+  DIR* proc = ::opendir(proc_root.c_str());
+  if (proc == nullptr) {
+    v.why = "cannot read " + proc_root;
+    return v;
+  }
+  std::string const self = std::to_string(::getpid());
+  std::string unsafe;
+  while (dirent* e = ::readdir(proc)) {
+    char* end = nullptr;
+    long const pid = std::strtol(e->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0 || e->d_name == self) continue;
+    add_process(v, unsafe, proc_root, e->d_name, ours);
+  }
+  ::closedir(proc);
+  conclude(v, unsafe);
+  return v;
+}
+
+reader_verdict recheck_pipe_readers(int fd, std::vector<pid_t> const& readers, std::string const& proc_root) {
+  reader_verdict v;
+  std::string const ours = pipe_name(fd);
+  std::string unsafe;
+  if (!ours.empty())
+    for (pid_t pid : readers) add_process(v, unsafe, proc_root, std::to_string(pid), ours, false);
+  // A reader gone or no longer reading: someone else may hold the pipe now.
+  if (v.readers.size() != readers.size() && unsafe.empty()) unsafe = "the pipe's readers changed";
+  conclude(v, unsafe);
   return v;
 }
 

@@ -18,8 +18,11 @@ struct reader_verdict {
 
 /// Inspects /proc for the processes holding the read end of the pipe on fd. Unsure (no reader
 /// found, /proc unreadable, a reader with a socket or the write end of another pipe) means not
-/// safe. Pipes that fizzgen holds too (the common environment) are ignored unless they are the
-/// reader's stdout.
+/// safe.
 reader_verdict inspect_pipe_readers(int fd, std::string const& proc_root = "/proc");
+
+/// The same verdict for the given readers only (found by a full inspection before): cheap enough
+/// to repeat every few milliseconds. A reader gone, or no longer reading, means not safe.
+reader_verdict recheck_pipe_readers(int fd, std::vector<pid_t> const& readers, std::string const& proc_root = "/proc");
 
 }  // namespace fizzgen

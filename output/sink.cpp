@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -83,7 +84,9 @@ class vmsplice_sink final : public sink {
       // The pipe takes one slot per page, or part of a page, of what was spliced.
       auto const first = reinterpret_cast<std::uintptr_t>(data.data());
       auto const last = first + static_cast<std::uintptr_t>(n) - 1;
-      slots_ += last / kPage - first / kPage + 1;
+      // Written by the emitting thread only; read by the reuse monitor from its own thread.
+      slots_.store(slots_.load(std::memory_order_relaxed) + (last / kPage - first / kPage + 1),
+                   std::memory_order_relaxed);
       data = data.subspan(static_cast<std::size_t>(n));
     }
     return emit_status::ok;
@@ -95,7 +98,7 @@ class vmsplice_sink final : public sink {
     int const now = sys::fcntl(fd_, F_GETPIPE_SZ, 0);
     return now > 0 ? std::max(pipe_size_, static_cast<std::size_t>(now)) : pipe_size_;
   }
-  std::uint64_t slots() const noexcept override { return slots_; }
+  std::uint64_t slots() const noexcept override { return slots_.load(std::memory_order_relaxed); }
 
  private:
   static void cpu_pause() noexcept {
@@ -108,7 +111,7 @@ class vmsplice_sink final : public sink {
   std::size_t pipe_size_;
   bool spin_;
   bool shares_;
-  std::uint64_t slots_ = 0;
+  std::atomic<std::uint64_t> slots_{0};
 };
 
 }  // namespace

@@ -29,6 +29,7 @@ class sink {
   /// Pipe capacity now (a reader may have grown the pipe); safe to call from any thread.
   virtual std::size_t current_pipe_size() const noexcept { return pipe_size(); }
   /// Pipe slots (one per page or part of a page) filled by emit() so far; 0 unless vmsplice.
+  /// Safe to call from any thread (it may lag the emitting thread).
   virtual std::uint64_t slots() const noexcept { return 0; }
 
   /// What failed, after emit() returned failed: "write: No space left on device".
