@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "cli/args.hpp"
+#include "cli/bench_cmd.hpp"
 #include "cli/check.hpp"
+#include "cli/morse_cmd.hpp"
+#include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
 #include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
@@ -38,12 +41,12 @@ int list_archs() {
 int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
   window const w = parse_window(f, t);
   kernel_arch const& arch = choose_arch(arch_name);
-  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, fizzbuzz::kDefaultChunkBytes, arch);
+  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, chunk_bytes_option(t, fizzbuzz::kDefaultChunkBytes), arch);
   return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes));
 }
 
 int run_yes(std::vector<std::string> const& words, stream_text const& t) {
-  yes const gen(words, size_option("--count", t.count));
+  yes const gen(words, size_option("--count", t.count), chunk_bytes_option(t, yes::kDefaultChunkBytes));
   return stream(gen, "none", t, size_option("--bytes", t.bytes));
 }
 
@@ -54,8 +57,8 @@ int run_check(fizzbuzz_text const& f, std::string const& threads) {
     rule_text r = parse_rule(text);
     o.rules.push_back({r.divisor, std::move(r.word)});
   }
-  unsigned const n = threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()))
-                                     : parse_threads(threads);
+  unsigned const n =
+      threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size())) : parse_threads(threads);
   return check::check_main(o, STDIN_FILENO, stdout, stderr, n);
 }
 
@@ -65,20 +68,25 @@ constexpr char const* kFooter = R"(Examples:
   fizzgen --rule 2:Even --rule 7:Seven --to 14
   fizzgen yes hello world | head -3
   fizzgen --count 10M | fizzgen check         generate and verify
+  fizzgen --bytes 20G --progress | fizzgen sink   live progress line, then bytes and rate
+  fizzgen bench --quick                       measure generation, pipe and end to end
+
+Every subcommand has its own --help with examples: fizzgen yes --help, fizzgen check --help,
+fizzgen morse --help, fizzgen sink --help, fizzgen bench --help. See also man fizzgen.
 
 Exit status: 0 done, 1 output or check failure, 2 bad usage.
 When the reader goes away fizzgen ends at once, by SIGPIPE, like GNU tools.)";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// The tool, with exceptions from the set-up of the parser itself still possible.
+int run_app(int argc, char** argv) {
   // EPIPE and EFBIG come back as errors the engine handles, instead of killing a worker mid-run.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);
 
-  CLI::App app{"fizzgen - FizzBuzz (and yes) into a pipe, as fast as the machine allows, never a wrong byte.\n"
-               "With no subcommand it writes the FizzBuzz stream.",
-               "fizzgen"};
+  CLI::App app{
+      "fizzgen - FizzBuzz (and yes) into a pipe, as fast as the machine allows, never a wrong byte.\n"
+      "With no subcommand it writes the FizzBuzz stream.",
+      "fizzgen"};
   app.set_version_flag("--version", "fizzgen " FIZZGEN_VERSION);
   app.footer(kFooter);
 
@@ -94,34 +102,58 @@ int main(int argc, char** argv) {
   stream_text yes_stream;
   add_stream_options(*yes_cmd, yes_stream);
   yes_cmd->add_option("STRING", yes_words, "Words of the line, joined by single spaces (default: y)");
-  yes_cmd->footer("Example: fizzgen yes --bytes 1G | pv >/dev/null");
+  yes_cmd->footer(R"(Examples:
+  fizzgen yes | head -3                       y, y, y
+  fizzgen yes hello world --count 2           hello world, twice
+  fizzgen yes --bytes 1G | pv >/dev/null      throughput run (one thread: its chunks never change)
+  cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes)");
 
-  CLI::App* check_cmd = app.add_subcommand(
-      "check", "Verify a FizzBuzz stream on stdin, independently of the generator");
+  CLI::App* check_cmd =
+      app.add_subcommand("check", "Verify a FizzBuzz stream on stdin, independently of the generator");
   fizzbuzz_text check_text;
   add_rule_options(*check_cmd, check_text);
   std::string check_threads;
   check_cmd->add_option("--threads", check_threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N");
-  check_cmd->footer("Example: fizzgen --from 99 --count 1G | fizzgen check --from 99");
+  check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
+actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.
+
+Examples:
+  fizzgen --count 1G | fizzgen check          generate and verify
+  fizzgen --from 99 --count 1G | fizzgen check --from 99
+  fizzgen --rule 2:Even --count 1M | fizzgen check --rule 2:Even
+  fizzgen --count 1G | pv | fizzgen check     through a reader that forwards pages)");
+
+  morse_command morse;
+  add_morse_command(app, morse);
+
+  sink_command sink;
+  add_sink_command(app, sink);
+  bench_command bench;
+  add_bench_command(app, bench);
 
   std::string arch_name;
   bool list = false;
-  app.add_option("--arch", arch_name, "Force the kernel's instruction set (default: the best the CPU has; "
-                                      "also FIZZGEN_ARCH)")
+  app.add_option("--arch", arch_name,
+                 "Force the kernel's instruction set (default: the best the CPU has; "
+                 "also FIZZGEN_ARCH)")
       ->type_name("NAME");
   app.add_flag("--list-archs", list, "List the kernel instruction sets and which this CPU can run");
 
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-    if (*yes_cmd || *check_cmd) {
-      for (char const* name : {"--from", "--to", "--rule", "--count", "--bytes", "--threads", "--reuse", "--arch",
-                               "--generate-only", "--pipe-only", "--stats", "--stats-json", "--pipe-size", "--no-pin"})
+    if (*yes_cmd || *check_cmd || *sink.app || *bench.app) {
+      for (char const* name :
+           {"--from", "--to", "--rule", "--count", "--bytes", "--threads", "--reuse", "--arch", "--generate-only",
+            "--pipe-only", "--stats", "--stats-json", "--pipe-size", "--no-pin", "--progress", "--chunk-bytes"})
         if (app.get_option(name)->count() > 0)
           throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
     }
     if (list) return list_archs();
+    if (*morse.app) return run_morse(app, morse);
+    if (*sink.app) return run_sink(sink);
+    if (*bench.app) return run_bench(bench);
     if (*yes_cmd) return run_yes(yes_words, yes_stream);
     if (*check_cmd) return run_check(check_text, check_threads);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);
@@ -141,6 +173,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_app(argc, argv);
+  } catch (std::exception const& e) {  // run_app handles its own; this is for the unexpected
+    std::fprintf(stderr, "fizzgen: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "fizzgen: unexpected error\n");
+  }
+  return 1;
 }
 
 }  // namespace fizzgen::cli

@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <system_error>
 
 #include "cli/check.hpp"
+#include "cli/tsan_handoff.hpp"
 
 namespace fizzgen::check {
 namespace {
@@ -50,7 +52,9 @@ class block_reader {
   block* next(tbb::concurrent_queue<block*>& pool) {
     if (done_) return nullptr;
     block* b = nullptr;
-    if (!pool.try_pop(b)) {
+    if (pool.try_pop(b)) {
+      tsan_acquire(b);  // pairs with the release before pool.push
+    } else {
       owned_.push_back(std::make_unique<block>());
       b = owned_.back().get();
     }
@@ -109,43 +113,58 @@ result check_fd_parallel(int fd, options const& o, unsigned threads) {
   tbb::concurrent_queue<block*> pool;
   block_reader reader(fd);
   result total;
-  bool failed = false;
+  // Set by the last filter, read by the first: two serial filters may run at once on different threads.
+  std::atomic<bool> failed = false;
+  // TBB's hand-offs, marked for ThreadSanitizer (cli/tsan_handoff.hpp): a block from filter to
+  // filter, each serial filter from run to run, and every run to the return of parallel_pipeline.
+  char const ended = 0;
   tbb::parallel_pipeline(
       2 * threads,
-      tbb::make_filter<void, block*>(tbb::filter_mode::serial_in_order,
-                                     [&](tbb::flow_control& fc) -> block* {
-                                       block* b = failed ? nullptr : reader.next(pool);
-                                       if (b == nullptr) fc.stop();
-                                       return b;
-                                     }) &
-          tbb::make_filter<block*, block*>(tbb::filter_mode::parallel,
-                                           [&](block* b) {
-                                             options mine = o;
-                                             mine.from = add(o.from, b->first_line);
-                                             checker c(mine);
-                                             c.feed({b->data.get(), b->size});
-                                             b->r = c.finish();
-                                             return b;
-                                           }) &
-          tbb::make_filter<block*, void>(tbb::filter_mode::serial_in_order, [&](block* b) {
-            if (!failed) {
-              result const& r = b->r;
-              if (r.ok) {
-                total.lines += r.lines;
-                total.bytes += r.bytes;
-                total.tail_bytes = r.tail_bytes;
-              } else {
-                std::uint64_t const lines = total.lines, bytes = total.bytes;
-                total = r;
-                total.lines += lines;
-                total.bytes += bytes;
-                total.bad_line += b->first_line;
-                total.bad_offset += b->offset;
-                failed = true;
-              }
-            }
-            pool.push(b);
-          }));
+      tbb::make_filter<void, block*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> block* {
+        tsan_acquire(&reader);
+        block* b = failed.load(std::memory_order_relaxed) ? nullptr : reader.next(pool);
+        if (b == nullptr)
+          fc.stop();
+        else
+          tsan_release(b);
+        tsan_release(&reader);
+        tsan_release(&ended);
+        return b;
+      }) & tbb::make_filter<block*, block*>(tbb::filter_mode::parallel, [&](block* b) {
+        tsan_acquire(b);
+        options mine = o;
+        mine.from = add(o.from, b->first_line);
+        checker c(mine);
+        c.feed({b->data.get(), b->size});
+        b->r = c.finish();
+        tsan_release(b);
+        tsan_release(&ended);
+        return b;
+      }) & tbb::make_filter<block*, void>(tbb::filter_mode::serial_in_order, [&](block* b) {
+        tsan_acquire(b);
+        tsan_acquire(&total);
+        if (!failed.load(std::memory_order_relaxed)) {
+          result const& r = b->r;
+          if (r.ok) {
+            total.lines += r.lines;
+            total.bytes += r.bytes;
+            total.tail_bytes = r.tail_bytes;
+          } else {
+            std::uint64_t const lines = total.lines, bytes = total.bytes;
+            total = r;
+            total.lines += lines;
+            total.bytes += bytes;
+            total.bad_line += b->first_line;
+            total.bad_offset += b->offset;
+            failed.store(true, std::memory_order_relaxed);  // only stops reading early
+          }
+        }
+        tsan_release(&total);
+        tsan_release(b);
+        tsan_release(&ended);
+        pool.push(b);
+      }));
+  tsan_acquire(&ended);
   return total;
 }
 

@@ -20,6 +20,8 @@ namespace fizzgen::cli {
 struct stream_text {
   std::string count, bytes, threads, reuse = "auto", pipe_size = "1M", stats_json;
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
+  std::string progress;     ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
+  std::string chunk_bytes;  ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
 };
 
 struct fizzbuzz_text {
@@ -28,7 +30,7 @@ struct fizzbuzz_text {
 };
 
 /// --count, --bytes, --threads, --reuse, --pipe-size, --generate-only, --pipe-only, --no-pin,
-/// --stats, --stats-json.
+/// --stats, --stats-json, --progress, and the hidden --chunk-bytes.
 void add_stream_options(CLI::App& app, stream_text& t);
 /// --from and --rule.
 void add_rule_options(CLI::App& app, fizzbuzz_text& t);
@@ -37,6 +39,8 @@ void add_rule_options(CLI::App& app, fizzbuzz_text& t);
 rule_set to_rules(std::vector<std::string> const& texts);
 /// A size option's value, nullopt when not given.
 std::optional<std::uint64_t> size_option(char const* name, std::string const& text);
+/// --chunk-bytes, or `fallback` when not given; throws std::invalid_argument outside 4K..256M.
+std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
 /// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
 kernel_arch const& choose_arch(std::string const& name);
 

@@ -49,6 +49,7 @@ std::vector<int> ordered_cpus() {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
   std::vector<int> out;
+  out.reserve(order.size());
   for (std::size_t i : order) out.push_back(cpus[i]);
   return out;
 }

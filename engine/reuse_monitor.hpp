@@ -53,7 +53,7 @@ class reuse_monitor {
   std::atomic<std::uint64_t> inspections_{0};
   mutable std::mutex mutex_;
   std::condition_variable_any wake_;
-  std::string why_;  ///< guarded by mutex_
+  std::string why_;             ///< guarded by mutex_
   std::vector<pid_t> readers_;  ///< from the last full inspection; the monitor thread's own
   std::jthread thread_;
 };

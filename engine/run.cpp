@@ -4,8 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "engine/buffer.hpp"
@@ -124,8 +124,7 @@ class pipeline {
     // --reuse auto also waits for an inspection begun after the buffer left the pipe (one every
     // millisecond): about 16 MiB more in flight covers that at pipe speed.
     std::size_t const headroom = options_.reuse == reuse_policy::automatic ? std::size_t{16} << 20 : 0;
-    std::size_t const needed =
-        (2 * pipe + headroom + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
+    std::size_t const needed = (2 * pipe + headroom + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
     return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 32));
   }
 

@@ -49,7 +49,7 @@ class fizzbuzz final : public generator {
     std::uint32_t offset = 0, length = 0;
   };
   std::vector<table_entry> table_;
-  std::string table_words_;  ///< followed by 32 bytes of padding for fixed-size copies
+  std::string table_words_;   ///< followed by 32 bytes of padding for fixed-size copies
   std::uint64_t period_ = 0;  ///< 0: no table
   std::uint64_t from_mod_period_ = 0;
   char* table_lines(char* p, std::string const& first, std::uint64_t phase, std::uint64_t count) const noexcept;

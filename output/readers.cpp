@@ -108,7 +108,8 @@ void add_process(reader_verdict& v, std::string& unsafe, std::string const& proc
   if (!p.readable || !p.reads_ours) return;
   v.readers.push_back(static_cast<pid_t>(std::strtol(pid.c_str(), nullptr, 10)));
   std::string const who = (names ? process_name(dir) : std::string("pid")) + " (" + pid + ")";
-  if (!p.forward.empty() && unsafe.empty()) unsafe = "reader " + who + " holds " + p.forward + " and could forward pages";
+  if (!p.forward.empty() && unsafe.empty())
+    unsafe = "reader " + who + " holds " + p.forward + " and could forward pages";
   v.why += (v.why.empty() ? "" : ", ") + who;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "output/probe.hpp"
 #include "output/sys.hpp"
 
 namespace {
@@ -580,6 +581,41 @@ TEST_F(Sink, GuardRestoresTheRealTable) {
   EXPECT_EQ(sys::table().vmsplice, sys::real().vmsplice);
   EXPECT_EQ(sys::table().poll_out, sys::real().poll_out);
   EXPECT_EQ(sys::table().fcntl, sys::real().fcntl);
+}
+
+// ---- the start-up probe: does vmsplice share our pages or copy them? ----
+
+/// A vmsplice that copies, as the series queued for Linux 7.2 makes it: write(2) the bytes.
+ssize_t copying_vmsplice(int fd, iovec const* iov, unsigned long n, unsigned) {
+  ssize_t total = 0;
+  for (unsigned long i = 0; i < n; ++i) {
+    ssize_t const w = ::write(fd, iov[i].iov_base, iov[i].iov_len);
+    if (w < 0) return -1;
+    total += w;
+  }
+  return total;
+}
+
+ssize_t failing_vmsplice(int, iovec const*, unsigned long, unsigned) {
+  errno = EINVAL;
+  return -1;
+}
+
+TEST(Probe, TodaysKernelSharesPages) {
+  // The kernels this runs on (6.x) hand the pipe references to our pages.
+  EXPECT_EQ(fizzgen::run_vmsplice_probe(), fizzgen::vmsplice_kind::shares);
+}
+
+TEST(Probe, ACopyingVmspliceIsRecognised) {
+  table_guard guard;
+  sys::table().vmsplice = copying_vmsplice;
+  EXPECT_EQ(fizzgen::run_vmsplice_probe(), fizzgen::vmsplice_kind::copies);
+}
+
+TEST(Probe, AFailingVmspliceIsUnusable) {
+  table_guard guard;
+  sys::table().vmsplice = failing_vmsplice;
+  EXPECT_EQ(fizzgen::run_vmsplice_probe(), fizzgen::vmsplice_kind::broken);
 }
 
 }  // namespace

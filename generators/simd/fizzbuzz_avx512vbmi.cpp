@@ -10,7 +10,9 @@
 
 // GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on the undefined upper half of
 // _mm512_castsi256_si512 wherever it is inlined: a known false alarm, silenced for this file only.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -156,7 +158,8 @@ template <std::size_t... V>
 char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, char* out, __m256i& prefix, __m256i one,
                        std::size_t len, std::uint8_t const* table, std::uint64_t blocks) noexcept {
   char* end = out;
-  ((vectors == V + 1 ? (end = write_blocks<V + 1>(out, prefix, one, len, table, blocks), true) : false) || ...);
+  static_cast<void>(
+      ((vectors == V + 1 ? (end = write_blocks<V + 1>(out, prefix, one, len, table, blocks), true) : false) || ...));
   return end;
 }
 

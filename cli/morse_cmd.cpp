@@ -1,0 +1,153 @@
+#include "cli/morse_cmd.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+#include "cli/args.hpp"
+#include "engine/cpus.hpp"
+#include "engine/morse_stream.hpp"
+#include "generators/morse_fizzbuzz.hpp"
+#include "generators/morse_table.hpp"
+
+namespace fizzgen::cli {
+namespace {
+
+constexpr char const* kMorseFooter =
+    R"(Each line of the FizzBuzz stream in Morse (README, section Morse): 1 is .----, Fizz is
+..-. .. --.. --..; letters are case-insensitive, a space is "/", characters without a code are
+dropped, so a rule word with no encodable character gives an empty line.
+
+Examples:
+  fizzgen morse --count 3                     prints .----, ..--- and ..-. .. --.. --.. on 3 lines
+  fizzgen morse --threads 2 | pv >/dev/null   throughput run
+  fizzgen morse --count 100 | fizzgen morse decode   back to 1, 2, FIZZ ...)";
+
+constexpr char const* kEncodeFooter =
+    R"(Reads FILE (or standard input: '-' or nothing) in order, encodes chunks on every core and
+writes them in order: the output never depends on --threads. Letters are case-insensitive, a
+space becomes "/", '\n' '\t' '\r' pass through, characters without a code are dropped.
+
+Example:
+  echo 'SOS Titanic' | fizzgen morse encode   prints ... --- ... / - .. - .- -. .. -.-.)";
+
+constexpr char const* kDecodeFooter =
+    R"(Code groups are separated by spaces; "/" is a word gap (a space); '\n' '\t' '\r' pass
+through; the output is upper case. A group that is no code prints '#' (no character has a
+code that reads back as '#'), and decoding goes on. Any input is safe to decode.
+
+Example:
+  echo '... --- ... / .-.-.' | fizzgen morse decode   prints SOS +)";
+
+void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
+  cmd.add_option("FILE", t.file, "Input file; '-' or nothing: standard input");
+  cmd.add_option("--threads", t.threads, "Cores transforming chunks at once (default: the CPUs this process may use)")
+      ->type_name("N");
+  cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
+      ->type_name("N");
+}
+
+/// Options given to `parent` itself, other than help: names one, or "" when there are none.
+std::string given_option(CLI::App const& parent) {
+  for (CLI::Option const* o : parent.get_options()) {
+    std::string name = o->get_name();
+    if (o->count() > 0 && name != "--help" && name != "--version" && name != "--list-archs") return name;
+  }
+  return "";
+}
+
+/// Exit status for the outcome of a write path; ends the process by SIGPIPE when the reader went.
+int finish(emit_status status, std::string const& error) {
+  switch (status) {
+    case emit_status::ok:
+      return 0;
+    case emit_status::reader_gone:
+      // Die of SIGPIPE like GNU tools, so `set -o pipefail` scripts see the usual 141.
+      std::signal(SIGPIPE, SIG_DFL);
+      std::raise(SIGPIPE);
+      return 141;
+    case emit_status::failed:
+      break;
+  }
+  std::fprintf(stderr, "fizzgen: %s\n", error.c_str());
+  return 1;
+}
+
+int run_codec(morse_codec_text const& t, morse_direction direction) {
+  morse_stream_options o;
+  o.direction = direction;
+  if (!t.threads.empty()) {
+    o.threads = parse_threads(t.threads);
+  } else {
+    auto const cpus = static_cast<unsigned>(allowed_cpus().size());
+    o.threads = cpus == 0 ? 1 : cpus;
+  }
+  if (!t.chunk_size.empty()) {
+    std::uint64_t const size = parse_size("--chunk-size", t.chunk_size);
+    if (size == 0 || size > (1u << 30)) throw std::invalid_argument("--chunk-size: must be from 1 to 1G");
+    o.chunk_bytes = static_cast<std::size_t>(size);
+  }
+  int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
+  if (out_flags < 0) throw std::runtime_error("standard output is closed");
+  if ((out_flags & O_ACCMODE) == O_RDONLY) throw std::runtime_error("standard output is not open for writing");
+
+  int fd = STDIN_FILENO;
+  if (t.file != "-") {
+    fd = ::open(t.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("cannot open " + t.file + ": " + std::strerror(errno));
+  }
+  morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, o);
+  if (fd != STDIN_FILENO) ::close(fd);
+  return finish(r.status, r.error);
+}
+
+int run_stream(morse_command const& m) {
+  window const w = parse_window(m.fizz, m.stream);
+  kernel_arch const& arch = choose_arch(m.arch);
+  morse_fizzbuzz const gen(w.from, to_rules(m.fizz.rules), w.lines, morse_fizzbuzz::kDefaultChunkBytes, arch);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, size_option("--bytes", m.stream.bytes));
+}
+
+}  // namespace
+
+void add_morse_command(CLI::App& app, morse_command& m) {
+  m.app =
+      app.add_subcommand("morse", "The FizzBuzz stream in Morse code; or any text to Morse and back (encode, decode)");
+  add_rule_options(*m.app, m.fizz);
+  m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")->type_name("N");
+  add_stream_options(*m.app, m.stream);
+  m.app->get_option("--to")->excludes(m.app->get_option("--count"));
+  m.app->add_option("--arch", m.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")
+      ->type_name("NAME");
+  m.app->footer(kMorseFooter);
+  m.app->require_subcommand(0, 1);
+
+  m.encode = m.app->add_subcommand("encode", "Any input to Morse code, on every core");
+  add_codec_options(*m.encode, m.encode_text);
+  m.encode->footer(kEncodeFooter);
+
+  m.decode = m.app->add_subcommand(
+      "decode", std::string("Morse code back to text, upper case; unknown code groups print ") + morse::kUnknownMarker);
+  add_codec_options(*m.decode, m.decode_text);
+  m.decode->footer(kDecodeFooter);
+}
+
+int run_morse(CLI::App const& app, morse_command const& m) {
+  if (std::string const name = given_option(app); !name.empty())
+    throw std::invalid_argument(name + " belongs after the subcommand, not before it");
+  if (*m.encode || *m.decode) {
+    if (std::string const name = given_option(*m.app); !name.empty())
+      throw std::invalid_argument(name + " does not apply to morse " + (*m.encode ? "encode" : "decode"));
+    return *m.encode ? run_codec(m.encode_text, morse_direction::encode)
+                     : run_codec(m.decode_text, morse_direction::decode);
+  }
+  return run_stream(m);
+}
+
+}  // namespace fizzgen::cli

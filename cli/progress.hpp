@@ -1,0 +1,70 @@
+#pragma once
+// --progress: a live pv-style line on stderr (bytes, lines, rate, elapsed), redrawn a few times a
+// second by a background thread that polls the engine's progress counter. The workers never wait
+// for it: they only add to the counter, once per chunk.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "engine/run.hpp"
+
+namespace fizzgen::cli {
+
+/// Whether --progress[=WHEN] asks for the display on fd: "" (not given), "false" or "never": no;
+/// "true" or "auto" (plain --progress): when fd is a terminal; "force" or "always": yes.
+/// Throws std::invalid_argument naming the option for any other value.
+bool want_progress(std::string const& when, int fd);
+
+/// One line of the display, without "\r" or "\n":
+/// "fizzgen: 1.50 GiB 0:00:03 [512 MiB/s] 12345678 lines"; the final line says "average".
+std::string format_progress(std::uint64_t bytes, std::uint64_t lines, double seconds, double bytes_per_second,
+                            bool final);
+
+class progress_display {
+ public:
+  /// Starts redrawing the line on fd every kTick. A stop request on `cancel` (the signal guard's
+  /// token) finishes the line at once, so that a process killed by the signal leaves a clean line.
+  progress_display(progress_counter const& counter, int fd, std::stop_token cancel);
+  /// finish().
+  ~progress_display();
+  progress_display(progress_display const&) = delete;
+  progress_display& operator=(progress_display const&) = delete;
+
+  /// Stops redrawing and writes the final line (average rate) with its newline; once only.
+  void finish() noexcept;
+
+  static constexpr std::chrono::milliseconds kTick{250};
+
+ private:
+  using clock_type = std::chrono::steady_clock;
+  void loop(std::stop_token stop);
+  /// Draws the line; mutex_ must be held.
+  void draw(bool final);
+
+  progress_counter const& counter_;
+  int const fd_;
+  clock_type::time_point const start_ = clock_type::now();
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  bool cancelled_ = false;  ///< guarded by mutex_
+  bool finished_ = false;   ///< guarded by mutex_
+  std::size_t drawn_ = 0;   ///< length of the line on screen, to blank what a shorter one leaves
+  /// Samples of the last second, for the current rate (the oldest is overwritten).
+  struct sample {
+    clock_type::time_point when;
+    std::uint64_t bytes = 0;
+  };
+  static constexpr std::size_t kSamples = 5;
+  sample samples_[kSamples];
+  std::size_t next_sample_ = 0;
+  std::stop_callback<std::function<void()>> on_cancel_;
+  std::jthread thread_;
+};
+
+}  // namespace fizzgen::cli

@@ -1,0 +1,353 @@
+#include "engine/morse_stream.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include "generators/morse_codec.hpp"
+#include "output/sys.hpp"
+
+namespace fizzgen {
+namespace {
+
+[[noreturn]] void throw_errno(char const* call, int err) {
+  throw std::runtime_error(std::string(call) + ": " + std::strerror(err));
+}
+
+/// One chunk on its way through the pipeline.
+struct token {
+  std::unique_ptr<char[]> in_buf;  ///< read(2) input lands here (mapped input needs none)
+  std::span<char const> in;        ///< the chunk: in in_buf or in the mapping
+  std::unique_ptr<char[]> out_buf;
+  char* out = nullptr;  ///< out_buf + 1: the byte before is room for a space the joiner adds
+  std::size_t out_len = 0;
+  /// The stage that last handed the token on. TBB orders the stages, but inside libtbb, where
+  /// ThreadSanitizer cannot see; this release/acquire pair shows it the same order.
+  std::atomic<int> stage{0};
+  void hand_on(int to) noexcept { stage.store(to, std::memory_order_release); }     // pairs with take_from
+  void take_from() const noexcept { (void)stage.load(std::memory_order_acquire); }  // pairs with hand_on
+};
+
+/// A regular file's bytes from the current offset, mapped; empty when the fd is anything else
+/// (or a file that says it is empty, like those in /proc, which must be read to be seen).
+class mapping {
+ public:
+  explicit mapping(int fd) : fd_(fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
+    off_t const offset = ::lseek(fd, 0, SEEK_CUR);
+    if (offset < 0 || offset >= st.st_size) return;
+    auto const page = static_cast<off_t>(::sysconf(_SC_PAGESIZE));
+    off_t const aligned = offset - offset % page;  // mmap offsets must be page-aligned
+    length_ = static_cast<std::size_t>(st.st_size - aligned);
+    void* p = ::mmap(nullptr, length_, PROT_READ, MAP_PRIVATE, fd, aligned);
+    if (p == MAP_FAILED) return;  // read(2) instead
+    ::madvise(p, length_, MADV_SEQUENTIAL);
+    base_ = static_cast<char*>(p);
+    data_ = {base_ + (offset - aligned), static_cast<std::size_t>(st.st_size - offset)};
+  }
+  ~mapping() {
+    if (base_ != nullptr) ::munmap(base_, length_);
+  }
+  mapping(mapping const&) = delete;
+  mapping& operator=(mapping const&) = delete;
+
+  bool mapped() const noexcept { return base_ != nullptr; }
+  std::span<char const> data() const noexcept { return data_; }
+  /// Leaves the fd's offset at the end, as reading it would have.
+  void consumed() const noexcept {
+    if (mapped()) ::lseek(fd_, 0, SEEK_END);
+  }
+
+ private:
+  int fd_;
+  char* base_ = nullptr;
+  std::size_t length_ = 0;
+  std::span<char const> data_;
+};
+
+/// Reads into buf: at least one byte unless the input ended (returns 0), more while more is
+/// ready at once, so a flowing pipe gives full chunks and a tty each line as it is typed.
+std::size_t read_some(int fd, char* buf, std::size_t cap) {
+  std::size_t got = 0;
+  while (got < cap) {
+    ssize_t const r = ::read(fd, buf + got, cap - got);
+    if (r > 0) {
+      got += static_cast<std::size_t>(r);
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 0) <= 0 || (p.revents & POLLIN) == 0) break;  // nothing more ready now
+      continue;
+    }
+    if (r == 0) break;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) {  // a non-blocking fd 0: wait for data rather than spin
+      if (got > 0) break;
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR) throw_errno("poll", errno);
+      continue;
+    }
+    throw_errno("read", errno);
+  }
+  return got;
+}
+
+/// write(2) until all of data is out; EAGAIN waits for room, EPIPE means the reader went away.
+emit_status write_all(int fd, std::span<char const> data, std::string& error) noexcept {
+  while (!data.empty()) {
+    ssize_t const n = sys::write(fd, data.data(), data.size());
+    if (n == -EAGAIN) {
+      if (int const r = sys::poll_out(fd); r < 0) {
+        error = std::string("poll: ") + std::strerror(-r);
+        return emit_status::failed;
+      }
+      continue;
+    }
+    if (n == -EPIPE) return emit_status::reader_gone;
+    if (n < 0) {
+      error = std::string("write: ") + std::strerror(static_cast<int>(-n));
+      return emit_status::failed;
+    }
+    data = data.subspan(static_cast<std::size_t>(n));
+  }
+  return emit_status::ok;
+}
+
+/// A decode chunk of a mapped input: bytes [from, to); the next chunk starts at to.
+struct decode_span {
+  std::size_t from, to;
+};
+
+/// The decode chunk of `all` at pos, of at most about `chunk` bytes: it ends right after the last
+/// separator among the next chunk bytes, so it starts and ends at group edges. When those bytes
+/// hold no separator they begin one long group: the chunk is then that group's last 8 bytes (all
+/// of it when shorter) and the separator after it, which decode alike (a group of 8 or more bytes
+/// is one marker); so no chunk exceeds chunk + 9 bytes, whatever the input.
+decode_span decode_chunk(std::span<char const> all, std::size_t pos, std::size_t chunk) noexcept {
+  std::size_t const end = std::min(all.size(), pos + chunk);
+  for (std::size_t i = end; i > pos; --i)
+    if (morse::is_separator(all[i - 1])) return {pos, i};
+  std::size_t sep = end;
+  while (sep < all.size() && !morse::is_separator(all[sep])) ++sep;
+  return {std::max(pos, sep - std::min<std::size_t>(sep, 8)), sep < all.size() ? sep + 1 : all.size()};
+}
+
+/// The serial input stage: cuts the input into chunks in order.
+class chunker {
+ public:
+  chunker(int fd, morse_stream_options const& o) : fd_(fd), map_(fd), options_(o) {}
+
+  /// Fills t.in with the next chunk; false once the input has ended.
+  bool next(token& t) {
+    if (map_.mapped()) {
+      std::span<char const> const all = map_.data();
+      if (pos_ == all.size()) return false;
+      decode_span span{pos_, std::min(all.size(), pos_ + options_.chunk_bytes)};
+      if (options_.direction == morse_direction::decode) span = decode_chunk(all, pos_, options_.chunk_bytes);
+      t.in = all.subspan(span.from, span.to - span.from);
+      bytes_ += span.to - pos_;
+      pos_ = span.to;
+      return true;
+    }
+    if (ended_) return false;
+    if (options_.direction == morse_direction::encode) {
+      std::size_t const n = read_some(fd_, t.in_buf.get(), options_.chunk_bytes);
+      bytes_ += n;
+      t.in = {t.in_buf.get(), n};
+      ended_ = n == 0;
+      return n > 0;
+    }
+    return next_decode(t);
+  }
+
+  bool mapped() const noexcept { return map_.mapped(); }
+  /// Input bytes taken so far.
+  std::uint64_t bytes() const noexcept { return bytes_; }
+  void finish() const noexcept { map_.consumed(); }
+
+ private:
+  /// Decode chunks must end right after a separator; what follows the last one waits for the
+  /// next read. Only its first kCarry bytes are kept: a group of 8 or more bytes is unknown
+  /// whatever comes next, so 8 say all there is to say, and memory stays bounded on any input.
+  bool next_decode(token& t) {
+    static constexpr std::size_t kCarry = 8;
+    char* const buf = t.in_buf.get();
+    for (;;) {
+      std::memcpy(buf, carry_, carry_len_);
+      std::size_t const n = read_some(fd_, buf + carry_len_, options_.chunk_bytes);
+      bytes_ += n;
+      std::size_t const have = carry_len_ + n;
+      if (n == 0) {  // the end closes the last group
+        ended_ = true;
+        t.in = {buf, have};
+        carry_len_ = 0;
+        return have > 0;
+      }
+      std::size_t cut = have;
+      while (cut > 0 && !morse::is_separator(buf[cut - 1])) --cut;
+      std::size_t const rest = have - cut;
+      carry_len_ = std::min(rest, kCarry);
+      std::memmove(carry_, buf + cut, carry_len_);
+      if (cut > 0) {
+        t.in = {buf, cut};
+        return true;
+      }
+    }
+  }
+
+  int fd_;
+  mapping map_;
+  morse_stream_options options_;
+  std::size_t pos_ = 0;
+  std::uint64_t bytes_ = 0;
+  bool ended_ = false;
+  char carry_[8] = {};
+  std::size_t carry_len_ = 0;
+};
+
+/// Tokens are reused: fresh multi-MiB buffers for every chunk would cost a page fault per page.
+class token_pool {
+ public:
+  token_pool(std::size_t in_bytes, std::size_t out_bytes, bool needs_input)
+      : in_bytes_(in_bytes), out_bytes_(out_bytes), needs_input_(needs_input) {}
+  token* take() {
+    std::lock_guard lock(mutex_);
+    if (!free_.empty()) {
+      token* t = free_.back();
+      free_.pop_back();
+      return t;
+    }
+    auto t = std::make_unique<token>();
+    // new char[] leaves the memory untouched: pages a chunk never reaches cost nothing.
+    if (needs_input_) t->in_buf.reset(new char[in_bytes_]);
+    t->out_buf.reset(new char[out_bytes_ + 1]);
+    t->out = t->out_buf.get() + 1;
+    all_.push_back(std::move(t));
+    return all_.back().get();
+  }
+  void give(token* t) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(t);
+  }
+
+ private:
+  std::size_t in_bytes_, out_bytes_;
+  bool needs_input_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<token>> all_;
+  std::vector<token*> free_;
+};
+
+}  // namespace
+
+morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options const& options) {
+  morse_stream_report report;
+  bool const encoding = options.direction == morse_direction::encode;
+  std::size_t const chunk = std::max<std::size_t>(options.chunk_bytes, 1);
+  morse_stream_options o = options;
+  o.chunk_bytes = chunk;
+  chunker input(in_fd, o);
+  // A decode chunk may hold up to 9 bytes more than `chunk`: 8 carried from the previous read, or
+  // the last 8 bytes of a long group and its separator (decode_chunk).
+  std::size_t const in_cap = chunk + 9;
+  token_pool pool(in_cap, encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap), !input.mapped());
+  std::atomic<bool> stop{false};  // set by the output stage, read by the input stage
+  morse::encode_joiner joiner;
+  // TBB runs each serial stage one call at a time, yet on any thread; the locks (never contended)
+  // make that order visible to ThreadSanitizer, and to the reads of report and input at the end.
+  std::mutex input_order, output_order;
+
+  // The three stages: read in order, transform in parallel, write in order.
+  auto read = [&](tbb::flow_control& fc) -> token* {
+    std::lock_guard const order(input_order);
+    if (stop.load(std::memory_order_relaxed)) {
+      fc.stop();
+      return nullptr;
+    }
+    token* t = pool.take();
+    if (!input.next(*t)) {
+      pool.give(t);
+      fc.stop();
+      return nullptr;
+    }
+    t->hand_on(1);
+    return t;
+  };
+  auto transform = [&](token* t) -> token* {
+    t->take_from();
+    if (encoding) {
+      t->out_len = morse::encode_eager(t->in, t->out);
+    } else {
+      t->out_len = morse::decode(t->in, t->out);
+    }
+    t->hand_on(2);
+    return t;
+  };
+  auto emit = [&](token* t) {
+    std::lock_guard const order(output_order);
+    t->take_from();
+    if (!stop.load(std::memory_order_relaxed)) {
+      std::span<char const> out{t->out, t->out_len};
+      if (encoding) {
+        morse::encode_joiner::piece const p = joiner.next(out);
+        out = p.body;
+        if (p.space) {
+          t->out[-1] = ' ';  // the byte before the chunk is reserved for this
+          out = {t->out - 1, out.size() + 1};
+        }
+      }
+      emit_status const s = write_all(out_fd, out, report.error);
+      report.bytes_out += out.size();
+      if (s != emit_status::ok) {
+        report.status = s;
+        stop.store(true, std::memory_order_relaxed);  // only a hint to the input stage to stop
+      }
+    }
+    pool.give(t);
+  };
+
+  // Taken before the run, finalized after it: see the end.
+  tbb::task_scheduler_handle workers{tbb::attach{}};
+  try {
+    // TBB caps its workers at the CPU count (and warns on stderr when asked for more) unless the
+    // limit is raised: --threads is the user's to choose, so raise it to what was asked.
+    auto const threads = std::max(options.threads, 1u);
+    tbb::global_control const limit(tbb::global_control::max_allowed_parallelism, threads);
+    tbb::task_arena arena(static_cast<int>(threads));
+    tbb::filter<void, void> const chain = tbb::make_filter<void, token*>(tbb::filter_mode::serial_in_order, read) &
+                                          tbb::make_filter<token*, token*>(tbb::filter_mode::parallel, transform) &
+                                          tbb::make_filter<token*, void>(tbb::filter_mode::serial_in_order, emit);
+    // Enough chunks in flight for every core plus the two serial stages; capped, because each
+    // holds about 1.3 MiB once used and thread counts far above the CPUs buy nothing.
+    std::size_t const tokens = 2 * std::size_t{std::min(threads, 64u)} + 2;
+    arena.execute([&] { tbb::parallel_pipeline(tokens, chain); });
+  } catch (std::exception const& e) {
+    report.status = emit_status::failed;
+    report.error = e.what();
+  }
+  // TBB's workers are joined, so none outlives the run, and the next run starts fresh ones after
+  // setting up its stages. That order comes from pthread_create, which ThreadSanitizer sees; the
+  // wake-up of a parked worker happens inside libtbb, which it cannot see, and reads as a race.
+  tbb::finalize(workers, std::nothrow);
+  std::scoped_lock const done(input_order, output_order);
+  report.bytes_in = input.bytes();
+  if (report.status == emit_status::ok) input.finish();
+  return report;
+}
+
+}  // namespace fizzgen

@@ -1,0 +1,36 @@
+#pragma once
+// Morse encoding and decoding of any input on every core: a oneTBB pipeline reads chunks in order,
+// transforms them in parallel (generators/morse_codec) and writes the results in order.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "output/sink.hpp"
+
+namespace fizzgen {
+
+enum class morse_direction { encode, decode };
+
+struct morse_stream_options {
+  morse_direction direction = morse_direction::encode;
+  unsigned threads = 1;                            ///< >= 1: cores transforming chunks at once
+  std::size_t chunk_bytes = std::size_t{1} << 18;  ///< input bytes per chunk (>= 1); 256 KiB keeps
+                                                   ///< a chunk's Morse (about 4x) within L2
+};
+
+struct morse_stream_report {
+  std::uint64_t bytes_in = 0;            ///< taken from the input (all of it, unless stopped early)
+  std::uint64_t bytes_out = 0;           ///< written
+  emit_status status = emit_status::ok;  ///< reader_gone: the reader closed the pipe
+  std::string error;                     ///< set when status is failed: "read: Is a directory"
+};
+
+/// Reads in_fd to its end (a regular file is mapped, anything else read as it comes: a tty line by
+/// line), transforms it chunk by chunk on `threads` cores and writes the result to out_fd in
+/// order with write(2), whatever out_fd is: chunk buffers are reused, so they are never handed
+/// to a pipe by reference. The bytes never depend on the chunking or the thread count. Stops at
+/// the input's end, when the reader goes away (EPIPE, quietly) or on the first failed call.
+morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options const& options);
+
+}  // namespace fizzgen

@@ -1,0 +1,13 @@
+// The Morse FizzBuzz kernel for avx512bw: the only file compiled with its flags. Copies are as
+// narrow as the prefix image allows: a split 16-byte store costs less than a split 64-byte one.
+#include "generators/morse_fizzbuzz_kernel_impl.hpp"
+
+namespace fizzgen {
+
+char* morse_fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept {
+  if (6 * prefix_len <= 16) return morse_blocks_for<16>(out, prefix, prefix_len, blocks);
+  if (6 * prefix_len <= 32) return morse_blocks_for<32>(out, prefix, prefix_len, blocks);
+  return morse_blocks_for<64>(out, prefix, prefix_len, blocks);
+}
+
+}  // namespace fizzgen

@@ -1,0 +1,135 @@
+// libFuzzer target: the option parsers of cli/args.hpp on any text. Each either returns what a
+// plain reference computes, or throws std::invalid_argument with one non-empty line that starts
+// with the option's name, exactly when the reference rejects the text. Any other exception, a
+// crash or a sanitizer report is a finding.
+// Input: one byte picks the parser (p s t r, else the byte mod 4), the rest is the text.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "cli/args.hpp"
+#include "fuzz_input.hpp"
+
+namespace {
+
+__extension__ using u128 = unsigned __int128;
+
+bool digits_only(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+/// The value of a digit string when it fits in 64 bits.
+std::optional<std::uint64_t> value_of(std::string_view s) {
+  u128 v = 0;
+  for (char c : s) {
+    v = v * 10 + static_cast<unsigned>(c - '0');
+    if (v > UINT64_MAX) return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+std::optional<std::uint64_t> reference_size(std::string_view text) {
+  std::size_t n = 0;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+  if (n == 0) return std::nullopt;
+  auto const value = value_of(text.substr(0, n));
+  if (!value) return std::nullopt;
+  std::string_view const suffix = text.substr(n);
+  u128 multiplier = 0;
+  if (suffix.empty()) multiplier = 1;
+  if (suffix == "b") multiplier = 512;
+  std::string_view const prefixes = "KMGTPE";
+  for (std::size_t i = 0; i < prefixes.size(); ++i) {
+    u128 k1000 = 1, k1024 = 1;
+    for (std::size_t j = 0; j <= i; ++j) k1000 *= 1000, k1024 *= 1024;
+    std::string const p(1, prefixes[i]);
+    if (suffix == p || suffix == p + "iB") multiplier = k1024;
+    if (suffix == p + "B") multiplier = k1000;
+  }
+  if (multiplier == 0) return std::nullopt;
+  u128 const bytes = u128{*value} * multiplier;
+  if (bytes > UINT64_MAX) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+/// One line, non-empty, naming the option first.
+void check_message(std::invalid_argument const& e, std::string_view option) {
+  std::string_view const what = e.what();
+  if (what.empty() || what.find('\n') != std::string_view::npos) std::abort();
+  if (what.substr(0, option.size()) != option) std::abort();
+}
+
+void require(bool ok) {
+  if (!ok) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
+  namespace cli = fizzgen::cli;
+  fuzz::input in(data, size);
+  std::uint8_t const pick = in.byte();
+  std::string const text(in.rest());
+  switch (pick == 'p' ? 0 : pick == 's' ? 1 : pick == 't' ? 2 : pick == 'r' ? 3 : pick % 4) {
+    case 0: {
+      bool const valid = digits_only(text) && text.find_first_not_of('0') != std::string::npos;
+      try {
+        std::string const got = cli::parse_positive("--from", text);
+        require(valid && got == text.substr(text.find_first_not_of('0')));
+      } catch (std::invalid_argument const& e) {
+        require(!valid);
+        check_message(e, "--from");
+      }
+      break;
+    }
+    case 1: {
+      auto const want = reference_size(text);
+      try {
+        std::uint64_t const got = cli::parse_size("--bytes", text);
+        require(want && got == *want);
+      } catch (std::invalid_argument const& e) {
+        require(!want);
+        check_message(e, "--bytes");
+      }
+      break;
+    }
+    case 2: {
+      std::optional<std::uint64_t> want;
+      if (digits_only(text)) want = value_of(text);
+      if (want && (*want == 0 || *want > cli::kMaxThreads)) want.reset();
+      try {
+        unsigned const got = cli::parse_threads(text);
+        require(want && got == *want);
+      } catch (std::invalid_argument const& e) {
+        require(!want);
+        check_message(e, "--threads");
+      }
+      break;
+    }
+    default: {
+      auto const colon = text.find(':');
+      std::string_view const divisor = std::string_view(text).substr(0, colon);
+      std::string const word = colon == std::string::npos ? "" : text.substr(colon + 1);
+      std::optional<std::uint64_t> want;
+      if (colon != std::string::npos && digits_only(divisor)) want = value_of(divisor);
+      if (want && (*want == 0 || word.empty() || word.find('\n') != std::string::npos)) want.reset();
+      try {
+        cli::rule_text const got = cli::parse_rule(text);
+        require(want && got.divisor == *want && got.word == word);
+      } catch (std::invalid_argument const& e) {
+        require(!want);
+        check_message(e, "--rule");
+      }
+      break;
+    }
+  }
+  return 0;
+}

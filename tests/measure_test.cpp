@@ -1,0 +1,411 @@
+// Measuring: `fizzgen sink` (bytes, exit codes, --read vs --splice on pipes and files), `fizzgen
+// bench --quick --json` (runs, and its JSON has the keys plot.sh and readers rely on), --progress
+// (lines on stderr, the same bytes on stdout, a clean last line on a signal), and the engine's
+// progress counter against what a sink received.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/bench_child.hpp"
+#include "cli/progress.hpp"
+#include "cli/sink_cmd.hpp"
+#include "engine/run.hpp"
+#include "generators/fizzbuzz.hpp"
+#include "output/sink.hpp"
+
+#ifndef FIZZGEN_BINARY
+#error "FIZZGEN_BINARY must name the fizzgen binary under test"
+#endif
+#ifndef FIZZGEN_PLOT_SCRIPT
+#error "FIZZGEN_PLOT_SCRIPT must name bench/plot.sh"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string read_file(fs::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::size_t count(std::string const& s, char c) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), c)); }
+
+bool contains(std::string const& s, std::string const& what) { return s.find(what) != std::string::npos; }
+
+struct outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+/// Each test gets a fresh directory; commands run in it through /bin/sh with $F naming fizzgen.
+class Measure : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char const* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_measure_XXXXXX";
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  /// Runs cmd with /bin/sh in the test directory, stdin /dev/null, stdout and stderr captured;
+  /// the process group is killed after `limit`.
+  outcome sh(std::string const& cmd, std::chrono::seconds limit = 30s) {
+    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
+    auto const start = std::chrono::steady_clock::now();
+    pid_t const pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      int const in_fd = ::open("/dev/null", O_RDONLY);
+      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
+      ::dup2(in_fd, 0);
+      ::dup2(out_fd, 1);
+      ::dup2(err_fd, 2);
+      ::signal(SIGPIPE, SIG_DFL);
+      ::setenv("F", FIZZGEN_BINARY, 1);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    outcome o;
+    if (pid < 0) {
+      ADD_FAILURE() << "fork failed";
+      return o;
+    }
+    ::setpgid(pid, pid);
+    int wstatus = 0;
+    bool timed_out = false;
+    while (::waitpid(pid, &wstatus, WNOHANG) != pid) {
+      if (std::chrono::steady_clock::now() - start > limit) {
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, &wstatus, 0);
+        timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    ::kill(-pid, SIGKILL);
+    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    o.out = read_file(out);
+    o.err = read_file(err);
+    EXPECT_FALSE(timed_out) << "timed out after " << limit.count() << "s: " << cmd;
+    return o;
+  }
+
+  fs::path path(std::string const& name) const { return dir_ / name; }
+  fs::path dir_;
+};
+
+using fizzgen::cli::bench::json_number;
+using fizzgen::cli::bench::json_string;
+
+// ---- fizzgen sink -------------------------------------------------------------------------------
+
+TEST_F(Measure, SinkCountsEveryByteOfAPipe) {
+  for (char const* mode : {"", "--splice", "--read", "--read --block-size 1000"}) {
+    outcome const o = sh("$F --bytes 5000001 --threads 2 | $F sink " + std::string(mode) + " --json");
+    EXPECT_EQ(o.status, 0) << mode << ": " << o.err;
+    EXPECT_EQ(json_number(o.out, "bytes"), 5000001) << mode << ": " << o.out;
+    EXPECT_EQ(json_string(o.out, "method"), contains(mode, "read") ? "read" : "splice") << mode;
+    EXPECT_EQ(count(o.out, '\n'), 1u) << o.out;
+    // The report: one line on stderr, naming bytes, rate and method.
+    EXPECT_EQ(count(o.err, '\n'), 1u) << mode << ": " << o.err;
+    EXPECT_TRUE(contains(o.err, "5000001 bytes")) << o.err;
+    EXPECT_TRUE(contains(o.err, "GiB/s")) << o.err;
+  }
+}
+
+TEST_F(Measure, SinkOnAFileReadsIt) {
+  ASSERT_EQ(sh("$F --count 100000 > f").status, 0);
+  auto const size = static_cast<double>(fs::file_size(path("f")));
+  // --splice needs a pipe: a file is read instead, with a note.
+  outcome const s = sh("$F sink --json < f");
+  EXPECT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(json_number(s.out, "bytes"), size);
+  EXPECT_EQ(json_string(s.out, "method"), "read");
+  EXPECT_TRUE(contains(s.err, "not a pipe")) << s.err;
+  outcome const r = sh("$F sink --read --json --quiet < f");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_number(r.out, "bytes"), size);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Measure, SinkOnEmptyInput) {
+  for (char const* cmd : {": | $F sink --json --quiet", ": | $F sink --read --json --quiet",
+                          "$F sink --read --json --quiet < /dev/null"}) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 0) << cmd << ": " << o.err;
+    EXPECT_EQ(json_number(o.out, "bytes", -1), 0) << cmd;
+    EXPECT_EQ(json_number(o.out, "seconds", -1), 0) << cmd;
+  }
+}
+
+TEST_F(Measure, SinkBadUsageIsOneLineAndStatusTwo) {
+  for (char const* args :
+       {"--read --splice", "--block-size 0", "--block-size 2G", "--block-size x", "--bogus", "extra"}) {
+    outcome const o = sh(std::string("$F sink ") + args + " < /dev/null");
+    EXPECT_EQ(o.status, 2) << args << ": " << o.err;
+    EXPECT_EQ(count(o.err, '\n'), 1u) << args << ": " << o.err;
+    EXPECT_EQ(o.out, "") << args;
+  }
+}
+
+TEST_F(Measure, SinkUnreadableInputIsStatusOne) {
+  outcome const closed = sh("$F sink <&-");
+  EXPECT_EQ(closed.status, 1) << closed.err;
+  EXPECT_TRUE(contains(closed.err, "closed")) << closed.err;
+  outcome const dir = sh("$F sink --read < .");
+  EXPECT_EQ(dir.status, 1) << dir.err;
+  EXPECT_TRUE(contains(dir.err, "read: ")) << dir.err;
+}
+
+TEST_F(Measure, ConsumeCountsAPipeBothWays) {
+  for (bool use_splice : {true, false}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    std::thread writer([fd = fds[1]] {
+      std::string const block(100000, 'x');
+      for (int i = 0; i < 30; ++i) ASSERT_EQ(::write(fd, block.data(), block.size()), 100000);
+      ::close(fd);
+    });
+    fizzgen::cli::sink_report const r = fizzgen::cli::consume(fds[0], use_splice, 65536, nullptr);
+    writer.join();
+    ::close(fds[0]);
+    EXPECT_EQ(r.bytes, 3000000u);
+    EXPECT_EQ(r.method, use_splice ? "splice" : "read");
+    EXPECT_EQ(r.error, "");
+    EXPECT_GE(r.seconds, 0);
+  }
+}
+
+// ---- fizzgen bench ------------------------------------------------------------------------------
+
+TEST_F(Measure, BenchQuickJson) {
+  // --quick's plan, one small repetition each: the test checks the plumbing, not the speed.
+  outcome const o = sh("$F bench --quick --reps 1 --bytes 8M --json b.json", 150s);
+  ASSERT_EQ(o.status, 0) << o.out << o.err;
+  for (char const* word :
+       {"CPUs allowed", "kernel", "THP", "fs.pipe-max-size", "arch", "generate-only", "pipe-only -> sink --splice",
+        "end-to-end -> sink --splice", "end-to-end -> sink --read", "+progress", "ratios"})
+    EXPECT_TRUE(contains(o.out, word)) << word << " missing from\n" << o.out;
+  std::string const j = read_file(path("b.json"));
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j.front(), '{');
+  EXPECT_EQ(j.substr(j.size() - 2), "}\n");
+  EXPECT_EQ(count(j, '{'), count(j, '}'));
+  EXPECT_EQ(count(j, '['), count(j, ']'));
+  for (char const* key : {"fizzgen_version",
+                          "machine",
+                          "cpu_model",
+                          "cpus_allowed",
+                          "kernel",
+                          "thp",
+                          "pipe_max_size",
+                          "arch",
+                          "settings",
+                          "bytes_per_run",
+                          "reps",
+                          "defaults",
+                          "results",
+                          "ratios",
+                          "series",
+                          "measurement",
+                          "consumer",
+                          "threads",
+                          "oversubscribed",
+                          "chunk_bytes",
+                          "pipe_size",
+                          "progress",
+                          "sweeps",
+                          "median_gib_per_second",
+                          "min_gib_per_second",
+                          "max_gib_per_second",
+                          "per_thread_gib_per_second",
+                          "consumer_gib_per_second",
+                          "runs_gib_per_second",
+                          "fill_seconds",
+                          "wait_seconds",
+                          "emit_seconds",
+                          "output_path",
+                          "reuse",
+                          "errors"})
+    EXPECT_TRUE(contains(j, "\"" + std::string(key) + "\": ")) << key;
+  // Every run succeeded and measured something.
+  EXPECT_FALSE(contains(j, "\"ok_runs\": 0")) << j;
+  std::size_t results = 0;
+  for (std::size_t at = j.find("\"series\": "); at != std::string::npos; at = j.find("\"series\": ", at + 1)) {
+    ++results;
+    std::string const line = j.substr(at, j.find('\n', at) - at);
+    EXPECT_GT(json_number(line, "median_gib_per_second"), 0) << line;
+    EXPECT_TRUE(contains(line, "\"errors\": []")) << line;
+  }
+  EXPECT_GE(results, 12u);  // 4 measurements x (1..CPUs + oversubscribed) at least
+  EXPECT_EQ(json_number(j, "bytes_per_run"), 8 << 20);
+}
+
+TEST_F(Measure, PlotScriptDrawsTheBenchJson) {
+  if (sh("command -v gnuplot").status != 0) GTEST_SKIP() << "gnuplot is not installed (apt-get install gnuplot-nox)";
+  ASSERT_EQ(sh("$F bench --only threads,pipe_size,chunk_bytes --reps 1 --bytes 4M --json b.json", 150s).status, 0);
+  outcome const o = sh(std::string(FIZZGEN_PLOT_SCRIPT) + " b.json plots svg");
+  EXPECT_EQ(o.status, 0) << o.err;
+  for (char const* name : {"bench-threads.svg", "bench-pipe-size.svg", "bench-chunk-size.svg"}) {
+    std::string const svg = read_file(path("plots") / name);
+    EXPECT_TRUE(contains(svg, "<svg")) << name;
+    EXPECT_TRUE(contains(svg, "end-to-end -&gt; sink --splice") || contains(svg, "end-to-end -> sink --splice"))
+        << name;
+  }
+  EXPECT_EQ(sh(std::string(FIZZGEN_PLOT_SCRIPT) + " missing.json").status, 2);
+}
+
+TEST_F(Measure, BenchUnwritableJsonFailsAtOnce) {
+  outcome const o = sh("$F bench --quick --json /nonexistent/dir/b.json", 10s);
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(count(o.err, '\n'), 1u) << o.err;
+  EXPECT_TRUE(contains(o.err, "cannot write /nonexistent/dir/b.json")) << o.err;
+}
+
+TEST_F(Measure, BenchBadUsage) {
+  for (char const* args : {"--reps 0", "--bytes 0", "--timeout 0", "--bytes lots", "--quick extra", "--only nope"}) {
+    outcome const o = sh(std::string("$F bench ") + args);
+    EXPECT_EQ(o.status, 2) << args << ": " << o.err;
+    EXPECT_EQ(count(o.err, '\n'), 1u) << args << ": " << o.err;
+  }
+}
+
+// ---- --progress ---------------------------------------------------------------------------------
+
+TEST_F(Measure, ProgressForcedKeepsStdoutIdentical) {
+  ASSERT_EQ(sh("$F --count 2000000 --threads 2 > plain").status, 0);
+  // The reader sleeps first: the stream blocks on a full pipe, the display keeps redrawing.
+  outcome const o = sh("$F --count 2000000 --threads 2 --progress=force | (sleep 1; cat > shown)");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(read_file(path("shown")), read_file(path("plain")));
+  // Redraws start with "\r"; only the last line ends with "\n", and it gives the average.
+  EXPECT_GE(count(o.err, '\r'), 2u) << o.err;
+  EXPECT_EQ(count(o.err, '\n'), 1u) << o.err;
+  EXPECT_EQ(o.err.back(), '\n');
+  std::string const last = o.err.substr(o.err.rfind('\r') + 1);
+  EXPECT_TRUE(contains(last, "average")) << last;
+  EXPECT_TRUE(contains(last, " 2000000 lines")) << last;
+  EXPECT_TRUE(contains(last, "fizzgen: ")) << last;
+}
+
+TEST_F(Measure, ProgressCountsLinesOfACutStreamAndOfYes) {
+  outcome const cut = sh("$F --bytes 1000 --progress=force > out");
+  EXPECT_EQ(cut.status, 0) << cut.err;
+  std::string const out = read_file(path("out"));
+  EXPECT_TRUE(contains(cut.err, " " + std::to_string(count(out, '\n')) + " lines")) << cut.err;
+  EXPECT_TRUE(contains(cut.err, "1000 B ")) << cut.err;
+  outcome const yes = sh("$F yes --count 12345 --progress=always > /dev/null");
+  EXPECT_EQ(yes.status, 0) << yes.err;
+  EXPECT_TRUE(contains(yes.err, " 12345 lines")) << yes.err;
+}
+
+TEST_F(Measure, ProgressOnlyOnATerminalUnlessForced) {
+  outcome const o = sh("$F --count 100000 --progress > out");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.err, "");  // stderr is a file here
+  outcome const never = sh("$F --count 100000 --progress=never > out");
+  EXPECT_EQ(never.err, "");
+  outcome const bad = sh("$F --count 10 --progress=sometimes");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(count(bad.err, '\n'), 1u) << bad.err;
+  EXPECT_EQ(bad.out, "");
+  outcome const before = sh("$F --progress yes --count 3");
+  EXPECT_EQ(before.status, 2) << before.err;
+}
+
+TEST_F(Measure, ProgressThenStatsOnTheirOwnLines) {
+  outcome const o = sh("$F --count 100000 --progress=force --stats > /dev/null");
+  EXPECT_EQ(o.status, 0) << o.err;
+  std::size_t const stats = o.err.find("fizzgen: 0.");
+  ASSERT_NE(stats, std::string::npos) << o.err;
+  EXPECT_EQ(o.err[stats - 1], '\n') << o.err;  // the progress line was finished first
+}
+
+TEST_F(Measure, ProgressLineFinishedOnASignal) {
+  // SIGTERM (a non-interactive shell's background jobs ignore SIGINT) stops the run: the last
+  // progress line ends with a newline, then the process ends by the signal.
+  outcome const o = sh("$F --progress=force > /dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $?");
+  EXPECT_EQ(o.out, "143\n") << o.err;
+  ASSERT_FALSE(o.err.empty());
+  EXPECT_EQ(o.err.back(), '\n') << o.err;
+  EXPECT_TRUE(contains(o.err.substr(o.err.rfind('\r') + 1), "average")) << o.err;
+}
+
+TEST(ProgressFormat, Line) {
+  using fizzgen::cli::format_progress;
+  EXPECT_EQ(format_progress(0, 0, 0, 0, false), "fizzgen: 0 B 0:00:00 [0 B/s] 0 lines");
+  EXPECT_EQ(format_progress(1610612736, 123, 3725.5, 536870912, false),
+            "fizzgen: 1.50 GiB 1:02:05 [512 MiB/s] 123 lines");
+  EXPECT_EQ(format_progress(20ull << 30, 7, 8, 2.5 * (1 << 30), true),
+            "fizzgen: 20.0 GiB 0:00:08 [2.50 GiB/s average] 7 lines");
+}
+
+TEST(ProgressFormat, WantProgress) {
+  using fizzgen::cli::want_progress;
+  int const file = ::open("/dev/null", O_WRONLY);
+  ASSERT_GE(file, 0);
+  EXPECT_FALSE(want_progress("", file));
+  EXPECT_FALSE(want_progress("true", file));  // not a terminal
+  EXPECT_FALSE(want_progress("auto", file));
+  EXPECT_FALSE(want_progress("never", file));
+  EXPECT_TRUE(want_progress("force", file));
+  EXPECT_TRUE(want_progress("always", file));
+  EXPECT_THROW(want_progress("maybe", file), std::invalid_argument);
+  ::close(file);
+}
+
+/// Keeps what it is given, like a pipe whose reader copies.
+class capture_sink final : public fizzgen::sink {
+ public:
+  fizzgen::emit_status emit(std::span<std::byte const> data) noexcept override {
+    bytes.append(reinterpret_cast<char const*>(data.data()), data.size());
+    return fizzgen::emit_status::ok;
+  }
+  bool shares_pages() const noexcept override { return false; }
+  std::string_view path() const noexcept override { return "capture"; }
+  std::string bytes;
+};
+
+TEST(ProgressCounter, EngineCountsWhatWasEmitted) {
+  for (std::optional<std::uint64_t> limit : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{777777}}) {
+    fizzgen::fizzbuzz const gen(*fizzgen::decimal::parse("1"), fizzgen::classic_rules(), 300000, 64 * 1024);
+    capture_sink out;
+    fizzgen::progress_counter progress;
+    fizzgen::run_options o;
+    o.threads = 3;
+    o.pin = false;
+    o.byte_limit = limit;
+    o.progress = &progress;
+    fizzgen::run_report const r = fizzgen::run(gen, out, o);
+    EXPECT_EQ(progress.bytes.load(), r.bytes);
+    EXPECT_EQ(progress.bytes.load(), out.bytes.size());
+    EXPECT_EQ(progress.lines.load(), count(out.bytes, '\n'));
+    if (!limit) {
+      EXPECT_EQ(progress.lines.load(), 300000u);
+    }
+  }
+}
+
+}  // namespace

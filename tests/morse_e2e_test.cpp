@@ -1,0 +1,201 @@
+// End to end: `fizzgen morse`, `morse encode` and `morse decode` as a shell runs them, through
+// pipes, files and redirections, judged by the Morse oracle; usage errors and a reader going away.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "morse_oracle.hpp"
+#include "oracle.hpp"
+
+#ifndef FIZZGEN_BINARY
+#error "FIZZGEN_BINARY must name the fizzgen binary under test"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string read_file(fs::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(fs::path const& p, std::string const& s) { std::ofstream(p, std::ios::binary) << s; }
+
+struct outcome {
+  int status = -1;  ///< exit status of the shell: that of the pipeline's last command
+  std::string out, err;
+};
+
+/// Each test gets a fresh directory; commands run there through /bin/sh with $F naming fizzgen.
+class MorseE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char const* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fizzgen_morse_e2e_XXXXXX";
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  /// Runs cmd with stdin from /dev/null unless it redirects; kills its process group after limit.
+  outcome sh(std::string const& cmd, std::chrono::seconds limit = 30s) {
+    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
+    pid_t const pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      int const in_fd = ::open("/dev/null", O_RDONLY);
+      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
+      ::dup2(in_fd, 0);
+      ::dup2(out_fd, 1);
+      ::dup2(err_fd, 2);
+      ::signal(SIGPIPE, SIG_DFL);
+      ::setenv("F", FIZZGEN_BINARY, 1);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);
+    auto const start = std::chrono::steady_clock::now();
+    int wstatus = 0;
+    while (::waitpid(pid, &wstatus, WNOHANG) != pid) {
+      if (std::chrono::steady_clock::now() - start > limit) {
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, &wstatus, 0);
+        ADD_FAILURE() << "timed out: " << cmd;
+        break;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    ::kill(-pid, SIGKILL);
+    outcome o;
+    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    o.out = read_file(out);
+    o.err = read_file(err);
+    return o;
+  }
+
+  /// Runs cmd and expects it to succeed quietly.
+  std::string ok(std::string const& cmd) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 0) << cmd << "\nstderr: " << o.err;
+    EXPECT_EQ(o.err, "") << cmd;
+    return o.out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(MorseE2E, FizzBuzzInMorseMatchesTheOracle) {
+  EXPECT_EQ(ok("$F morse --count 3"), ".----\n..---\n..-. .. --.. --..\n");
+  struct window {
+    std::string from;
+    std::uint64_t count;
+  };
+  for (window const& w : {window{"1", 100000}, window{"18446744073709551600", 100}, window{"9999999990", 50}}) {
+    std::string const want = morse_oracle::encode(oracle::fizzbuzz_lines(w.from, w.count));
+    for (char const* tail : {"", " --threads 1", " --threads 3", " --arch scalar", " | cat"}) {
+      std::string const cmd = "$F morse --from " + w.from + " --count " + std::to_string(w.count) + tail;
+      EXPECT_EQ(oracle::first_difference(ok(cmd), want), "") << cmd;
+    }
+  }
+  EXPECT_EQ(ok("$F morse --from 7 --to 9"), "--...\n---..\n..-. .. --.. --..\n");
+  EXPECT_EQ(ok("$F morse --rule 2:a --rule 3:### --count 4"), ".----\n.-\n\n.-\n");
+  std::string const all = morse_oracle::encode(oracle::fizzbuzz_lines("1", 1000));
+  EXPECT_EQ(ok("$F morse --bytes 1000"), all.substr(0, 1000));
+}
+
+TEST_F(MorseE2E, MorseFizzBuzzDecodesToThePlainStream) {
+  std::string const plain = oracle::fizzbuzz_lines("1", 20000);
+  EXPECT_EQ(oracle::first_difference(ok("$F morse --count 20000 | $F morse decode"),
+                                     morse_oracle::upper_without_uncodable(plain)),
+            "");
+}
+
+TEST_F(MorseE2E, EncodeAndDecodeFilesPipesAndRedirections) {
+  std::mt19937_64 rng(42);
+  std::string text;
+  std::string_view const alphabet = "The quick brown fox, 42!?\n\t\r  %&#\xc3\xa9";
+  for (int i = 0; i < 300000; ++i) text += alphabet[rng() % alphabet.size()];
+  write_file(dir_ / "in.txt", text);
+  std::string const morse = morse_oracle::encode(text);
+  write_file(dir_ / "in.morse", morse);
+  std::string const decoded = morse_oracle::decode(morse);
+  for (std::string const opts : {"", " --threads 1", " --threads 2 --chunk-size 1000", " --threads 4 --chunk-size 7"}) {
+    for (std::string const& src : {std::string(" in.txt"), std::string(" - <in.txt"), std::string(" <in.txt")}) {
+      std::string const cmd = "$F morse encode" + opts + src;
+      EXPECT_EQ(oracle::first_difference(ok(cmd), morse), "") << cmd;
+    }
+    std::string const piped = "cat in.txt | $F morse encode" + opts + " | cat";
+    EXPECT_EQ(oracle::first_difference(ok(piped), morse), "") << piped;
+    for (std::string const& src : {std::string(" in.morse"), std::string(" <in.morse")}) {
+      std::string const cmd = "$F morse decode" + opts + src;
+      EXPECT_EQ(oracle::first_difference(ok(cmd), decoded), "") << cmd;
+    }
+    std::string const piped_decode = "cat in.morse | $F morse decode" + opts;
+    EXPECT_EQ(oracle::first_difference(ok(piped_decode), decoded), "") << piped_decode;
+  }
+  // The rest of a file whose offset is not at its start: what `read` left.
+  EXPECT_EQ(ok("{ read -r first; $F morse encode; } <in.txt"), morse_oracle::encode(text.substr(text.find('\n') + 1)));
+  write_file(dir_ / "empty", "");
+  EXPECT_EQ(ok("$F morse encode empty"), "");
+}
+
+TEST_F(MorseE2E, DecodeSurvivesRandomBytes) {
+  std::mt19937_64 rng(3);
+  std::string junk(1 << 20, '\0');
+  for (char& c : junk) c = static_cast<char>(rng() & 0xff);
+  write_file(dir_ / "junk", junk);
+  EXPECT_EQ(ok("$F morse decode junk"), morse_oracle::decode(junk));
+  EXPECT_EQ(ok("$F morse decode --chunk-size 3 --threads 2 <junk"), morse_oracle::decode(junk));
+}
+
+TEST_F(MorseE2E, ReaderGoingAwayEndsItBySigpipe) {
+  outcome const o = sh("(yes 'hello world' | $F morse encode; echo $? >status) | head -c 20");
+  EXPECT_EQ(o.out, ".... . .-.. .-.. ---");
+  EXPECT_EQ(o.err, "");
+  EXPECT_EQ(read_file(dir_ / "status"), "141\n");  // 128 + SIGPIPE, as GNU tools
+  outcome const m = sh("($F morse; echo $? >status) | head -2");
+  EXPECT_EQ(m.out, ".----\n..---\n");
+  EXPECT_EQ(read_file(dir_ / "status"), "141\n");
+}
+
+TEST_F(MorseE2E, UsageErrorsAndMissingFiles) {
+  struct bad {
+    char const* cmd;
+    int status;
+  };
+  for (bad const& b :
+       {bad{"$F morse encode no-such-file", 1}, bad{"$F morse decode no-such-file", 1},
+        bad{"$F morse encode --threads 0", 2}, bad{"$F morse decode --chunk-size 0", 2},
+        bad{"$F morse --count 5 encode", 2}, bad{"$F --count 5 morse", 2}, bad{"$F morse --rule 3 --count 5", 2},
+        bad{"$F morse --arch nonsense", 2}, bad{"$F morse encode a b", 2}, bad{"$F morse decode .", 1}}) {
+    outcome const o = sh(b.cmd);
+    EXPECT_EQ(o.status, b.status) << b.cmd << "\nstderr: " << o.err;
+    EXPECT_EQ(o.out, "") << b.cmd;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << b.cmd << ": " << o.err;
+    EXPECT_EQ(o.err.rfind("fizzgen: ", 0), 0u) << b.cmd << ": " << o.err;
+  }
+  for (char const* help : {"$F morse --help", "$F morse encode --help", "$F morse decode --help"})
+    EXPECT_NE(ok(help).find("Example"), std::string::npos) << help;
+}
+
+}  // namespace

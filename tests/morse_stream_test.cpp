@@ -1,0 +1,191 @@
+// The Morse pipeline (engine/morse_stream): any chunk size, thread count and input kind (mapped
+// file, pipe) gives the oracle's bytes; a reader that goes away and a read error stop it cleanly.
+
+#include "engine/morse_stream.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "morse_oracle.hpp"
+#include "oracle.hpp"
+
+namespace {
+
+using fizzgen::morse_direction;
+using fizzgen::morse_stream_options;
+
+/// A temporary file holding `content`, removed with the object.
+class temp_file {
+ public:
+  explicit temp_file(std::string const& content) {
+    char const* tmp = std::getenv("TMPDIR");
+    path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fizzgen_morse_XXXXXX";
+    int const fd = ::mkstemp(path_.data());
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(::write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+    ::close(fd);
+  }
+  ~temp_file() { ::unlink(path_.c_str()); }
+  temp_file(temp_file const&) = delete;
+  temp_file& operator=(temp_file const&) = delete;
+  std::string const& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// Everything a read end yields until end of file.
+std::string drain(int fd) {
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  return out;
+}
+
+/// run_morse_stream over `input`, from a mapped file or through a pipe, out through a pipe.
+std::string through_stream(std::string const& input, morse_direction d, unsigned threads, std::size_t chunk,
+                           bool via_pipe) {
+  morse_stream_options o;
+  o.direction = d;
+  o.threads = threads;
+  o.chunk_bytes = chunk;
+  int out[2];
+  EXPECT_EQ(::pipe(out), 0);
+  std::string result;
+  std::thread reader([&] { result = drain(out[0]); });
+  fizzgen::morse_stream_report r;
+  if (via_pipe) {
+    int in[2];
+    EXPECT_EQ(::pipe(in), 0);
+    std::thread writer([&] {
+      // Small writes so that reads see the input in odd pieces.
+      for (std::size_t at = 0; at < input.size(); at += 777)
+        EXPECT_GT(::write(in[1], input.data() + at, std::min<std::size_t>(777, input.size() - at)), 0);
+      ::close(in[1]);
+    });
+    r = fizzgen::run_morse_stream(in[0], out[1], o);
+    writer.join();
+    ::close(in[0]);
+  } else {
+    temp_file const f(input);
+    int const fd = ::open(f.path().c_str(), O_RDONLY);
+    r = fizzgen::run_morse_stream(fd, out[1], o);
+    ::close(fd);
+  }
+  ::close(out[1]);
+  reader.join();
+  ::close(out[0]);
+  EXPECT_EQ(r.status, fizzgen::emit_status::ok) << r.error;
+  EXPECT_EQ(r.bytes_in, input.size());
+  EXPECT_EQ(r.bytes_out, result.size());
+  return result;
+}
+
+std::string random_text(std::uint64_t seed, std::size_t n, std::string_view alphabet) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = alphabet[rng() % alphabet.size()];
+  return s;
+}
+
+TEST(MorseStream, EncodeAnyChunkingAndThreadsGivesTheOracleBytes) {
+  std::string const text = random_text(1, 20000, "Fizz Buzz 123\n\n\t\r  %&#\xe9");
+  std::string const want = morse_oracle::encode(text);
+  for (bool via_pipe : {false, true})
+    for (std::size_t chunk : {1, 2, 3, 7, 64, 4096, 1 << 18})
+      for (unsigned threads : {1u, 2u, 3u, 8u}) {
+        if (chunk < 4 && threads > 2) continue;  // tens of thousands of tiny chunks: slow, adds nothing
+        ASSERT_EQ(
+            oracle::first_difference(through_stream(text, morse_direction::encode, threads, chunk, via_pipe), want), "")
+            << (via_pipe ? "pipe" : "file") << " chunk " << chunk << " threads " << threads;
+      }
+}
+
+TEST(MorseStream, DecodeAnyChunkingAndThreadsGivesTheOracleBytes) {
+  // Long groups (no code, longer than any carry) and runs without separators cross chunk edges.
+  std::string text = random_text(2, 20000, ".-.- /\n\t.-..-.");
+  text += std::string(5000, '.') + " .- " + std::string(3000, 'x');
+  std::string const want = morse_oracle::decode(text);
+  for (bool via_pipe : {false, true})
+    for (std::size_t chunk : {1, 2, 5, 9, 64, 4096, 1 << 18})
+      for (unsigned threads : {1u, 2u, 4u}) {
+        if (chunk < 4 && threads > 2) continue;
+        ASSERT_EQ(
+            oracle::first_difference(through_stream(text, morse_direction::decode, threads, chunk, via_pipe), want), "")
+            << (via_pipe ? "pipe" : "file") << " chunk " << chunk << " threads " << threads;
+      }
+}
+
+TEST(MorseStream, EmptyInputAndTrailingSpaces) {
+  for (bool via_pipe : {false, true}) {
+    EXPECT_EQ(through_stream("", morse_direction::encode, 2, 16, via_pipe), "");
+    EXPECT_EQ(through_stream("", morse_direction::decode, 2, 16, via_pipe), "");
+    // The stream's last trailing space is dropped, wherever the chunks end.
+    EXPECT_EQ(through_stream("a  ", morse_direction::encode, 2, 1, via_pipe), ".- / /");
+    EXPECT_EQ(through_stream("a #\n", morse_direction::encode, 2, 1, via_pipe), ".- /\n");
+  }
+}
+
+TEST(MorseStream, MappedInputStartsAtTheOffsetAndEndsAtTheEnd) {
+  std::string const text = random_text(3, 10000, "abc \n");
+  temp_file const f(text);
+  int const fd = ::open(f.path().c_str(), O_RDONLY);
+  ASSERT_EQ(::lseek(fd, 5000, SEEK_SET), 5000);  // as `{ read line; fizzgen morse encode; } <file` leaves it
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  std::string result;
+  std::thread reader([&] { result = drain(out[0]); });
+  morse_stream_options o;
+  o.threads = 2;
+  o.chunk_bytes = 333;
+  auto const r = fizzgen::run_morse_stream(fd, out[1], o);
+  ::close(out[1]);
+  reader.join();
+  ::close(out[0]);
+  EXPECT_EQ(r.status, fizzgen::emit_status::ok);
+  EXPECT_EQ(result, morse_oracle::encode(text.substr(5000)));
+  EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), static_cast<off_t>(text.size()));
+  ::close(fd);
+}
+
+TEST(MorseStream, ReaderGoneStopsQuietly) {
+  auto const old = std::signal(SIGPIPE, SIG_IGN);  // as the tool does: EPIPE instead of death
+  std::string const text = random_text(4, 1 << 20, "abc \n");
+  temp_file const f(text);
+  int const fd = ::open(f.path().c_str(), O_RDONLY);
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  ::close(out[0]);
+  morse_stream_options o;
+  o.threads = 2;
+  o.chunk_bytes = 4096;
+  auto const r = fizzgen::run_morse_stream(fd, out[1], o);
+  EXPECT_EQ(r.status, fizzgen::emit_status::reader_gone);
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_LT(r.bytes_in, text.size());  // it stopped early
+  ::close(out[1]);
+  ::close(fd);
+  std::signal(SIGPIPE, old);
+}
+
+TEST(MorseStream, ReadErrorIsReported) {
+  int const dir = ::open("/", O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dir, 0);
+  int const null = ::open("/dev/null", O_WRONLY);
+  morse_stream_options o;
+  o.threads = 2;
+  auto const r = fizzgen::run_morse_stream(dir, null, o);
+  EXPECT_EQ(r.status, fizzgen::emit_status::failed);
+  EXPECT_EQ(r.error, "read: Is a directory");
+  ::close(dir);
+  ::close(null);
+}
+
+}  // namespace

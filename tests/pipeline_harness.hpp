@@ -1,0 +1,239 @@
+#pragma once
+// Shared by the consumer matrix and the failure tests: runs bash pipelines around the real fizzgen
+// binary and the helper tools in tests/tools/, each test in its own temporary directory, every
+// command under a deadline after which its whole process group is killed (a hang fails, it never
+// blocks CI).
+//
+// Environment of every command: $F is fizzgen; $RC read_copy, $SF splice_forwarder, $TF
+// tee_forwarder, $SX socket_exec, $PX pty_exec, $NX no_thp_exec. Descriptors above 2 are closed,
+// so no pipe inherited from the test runner (ctest, a CI supervisor) takes part.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef FIZZGEN_BINARY
+#error "FIZZGEN_BINARY must name the fizzgen binary under test"
+#endif
+
+namespace fizzgen_test {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+#ifdef FIZZGEN_TESTS_SANITIZED
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+inline std::string read_file(fs::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_file(fs::path const& p, std::string const& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+inline std::size_t count_lines(std::string const& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+/// "256M", "16M", "1G", "4096": bytes (K, M, G = 1024^n); nullopt when malformed.
+inline std::optional<std::uint64_t> parse_size(std::string const& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  std::uint64_t v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  std::string const suffix = text.substr(used);
+  if (suffix == "K" || suffix == "k") return v << 10;
+  if (suffix == "M" || suffix == "m") return v << 20;
+  if (suffix == "G" || suffix == "g") return v << 30;
+  if (suffix.empty()) return v;
+  return std::nullopt;
+}
+
+/// Bytes per fizzgen run of the matrix: FIZZGEN_MATRIX_BYTES, else 256 MiB (16 MiB under the
+/// sanitizers, which slow every byte down).
+inline std::uint64_t matrix_bytes() {
+  if (char const* v = std::getenv("FIZZGEN_MATRIX_BYTES"); v != nullptr && *v != '\0') {
+    if (auto const n = parse_size(v); n && *n > 0) return *n;
+    ADD_FAILURE() << "FIZZGEN_MATRIX_BYTES=" << v << " is not a size like 256M";
+  }
+  return kSanitized ? std::uint64_t{16} << 20 : std::uint64_t{256} << 20;
+}
+
+/// Deadlines stretch under the sanitizers.
+inline std::chrono::seconds scaled(std::chrono::seconds s) { return kSanitized ? 4 * s : s; }
+
+struct outcome {
+  int status = -1;  ///< exit status of bash (128 + signal if it was killed)
+  bool timed_out = false;
+  double seconds = 0;
+  std::string out, err;
+};
+
+/// The numbers of a `--stats-json` file that the tests look at.
+struct stats_json {
+  bool parsed = false;
+  std::uint64_t bytes = 0;
+  std::uint64_t pipe_size = 0;
+  std::uint64_t huge_pages_kb = 0;
+  std::string output_path, reuse, status;
+  std::vector<int> cpus;                    ///< per worker, -1 when not pinned
+  std::uint64_t reused = 0, discarded = 0;  ///< summed over the workers
+};
+
+/// The value after `"key": ` from position `from` on ("" when absent): a number, or a string
+/// without its quotes.
+inline std::string json_value(std::string const& text, std::string const& key, std::size_t from = 0) {
+  std::string const tag = "\"" + key + "\": ";
+  std::size_t pos = text.find(tag, from);
+  if (pos == std::string::npos) return {};
+  pos += tag.size();
+  if (pos < text.size() && text[pos] == '"') {
+    std::size_t const end = text.find('"', pos + 1);
+    return end == std::string::npos ? std::string() : text.substr(pos + 1, end - pos - 1);
+  }
+  std::size_t const end = text.find_first_of(",}\n", pos);
+  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+inline stats_json parse_stats_json(std::string const& text) {
+  stats_json s;
+  auto number = [](std::string const& v) -> std::uint64_t { return v.empty() ? 0 : std::stoull(v); };
+  std::string const bytes = json_value(text, "bytes");
+  if (bytes.empty()) return s;
+  s.parsed = true;
+  s.bytes = number(bytes);
+  s.pipe_size = number(json_value(text, "pipe_size"));
+  s.huge_pages_kb = number(json_value(text, "huge_pages_kb"));
+  s.output_path = json_value(text, "output_path");
+  s.reuse = json_value(text, "reuse");
+  s.status = json_value(text, "status");
+  // Workers: {"cpu": N, ... "reused": N, "discarded": N}, one per line after "workers".
+  for (std::size_t pos = text.find("\"workers\""); pos != std::string::npos;) {
+    pos = text.find("{\"cpu\": ", pos);
+    if (pos == std::string::npos) break;
+    s.cpus.push_back(std::stoi(json_value(text, "cpu", pos)));
+    s.reused += number(json_value(text, "reused", pos));
+    s.discarded += number(json_value(text, "discarded", pos));
+    ++pos;
+  }
+  return s;
+}
+
+/// `fizzgen check` printed OK for exactly `bytes` bytes.
+inline ::testing::AssertionResult check_ok(std::string const& out, std::uint64_t bytes) {
+  if (out.find("OK: ") == std::string::npos) return ::testing::AssertionFailure() << "check did not say OK: " << out;
+  std::string needle(" ");  // appended piecewise: GCC 12 warns (-Wrestrict) on " " + to_string(...)
+  needle += std::to_string(bytes);
+  needle += " bytes";
+  if (out.find(needle) == std::string::npos)
+    return ::testing::AssertionFailure() << "check did not count " << bytes << " bytes: " << out;
+  return ::testing::AssertionSuccess();
+}
+
+/// Each test gets a fresh directory; commands run there through bash.
+class pipeline_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char const* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_consumers_XXXXXX";
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  /// Runs `cmd` with bash in the test directory, stdin from /dev/null (unless the command
+  /// redirects it), stdout and stderr captured in files. The whole process group is killed after
+  /// `limit`, and again at the end in case the pipeline left stragglers behind.
+  outcome sh(std::string const& cmd, std::chrono::seconds limit = 30s) {
+    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
+    auto const start = std::chrono::steady_clock::now();
+    pid_t const pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      int const in_fd = ::open("/dev/null", O_RDONLY);
+      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
+      ::dup2(in_fd, 0);
+      ::dup2(out_fd, 1);
+      ::dup2(err_fd, 2);
+      ::close_range(3, ~0u, 0);
+      // Default dispositions and an empty mask, as from a terminal (the runner may ignore some).
+      for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) ::signal(sig, SIG_DFL);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::setenv("F", FIZZGEN_BINARY, 1);
+      ::setenv("RC", FIZZGEN_READ_COPY, 1);
+      ::setenv("SF", FIZZGEN_SPLICE_FORWARDER, 1);
+      ::setenv("TF", FIZZGEN_TEE_FORWARDER, 1);
+      ::setenv("SX", FIZZGEN_SOCKET_EXEC, 1);
+      ::setenv("PX", FIZZGEN_PTY_EXEC, 1);
+      ::setenv("NX", FIZZGEN_NO_THP_EXEC, 1);
+      ::unsetenv("FIZZGEN_POISON");
+      ::unsetenv("FIZZGEN_ARCH");
+      ::execl("/bin/bash", "bash", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    outcome o;
+    if (pid < 0) {
+      ADD_FAILURE() << "fork failed";
+      return o;
+    }
+    ::setpgid(pid, pid);  // also from here, so the kill below cannot race the child's own call
+    int wstatus = 0;
+    for (;;) {
+      pid_t const r = ::waitpid(pid, &wstatus, WNOHANG);
+      if (r == pid) break;
+      if (std::chrono::steady_clock::now() - start > limit) {
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, &wstatus, 0);
+        o.timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    ::kill(-pid, SIGKILL);  // stragglers of the pipeline, if any
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    o.out = read_file(out);
+    o.err = read_file(err);
+    EXPECT_FALSE(o.timed_out) << "timed out after " << limit.count() << "s: " << cmd;
+    return o;
+  }
+
+  fs::path path(std::string const& name) const { return dir_ / name; }
+  std::string file(std::string const& name) const { return read_file(dir_ / name); }
+
+  fs::path dir_;
+};
+
+}  // namespace fizzgen_test
