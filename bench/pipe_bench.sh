@@ -17,6 +17,12 @@ ceiling="$build/bench/vmsplice_ceiling"
 bytes=$((gib << 30))
 small=$(( (gib < 2 ? gib : 2) << 30 ))  # GNU yes is slow: fewer bytes, same rate
 command -v pv >/dev/null || { echo "pv is required (apt-get install pv)" >&2; exit 1; }
+# Measure the pipelines as a terminal runs them: descriptors leaked into this script by whatever
+# started it (some runners pass pipes down) would make every reader look like a possible forwarder.
+for fd in /proc/$$/fd/*; do
+  n=${fd##*/}
+  if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null || true; fi
+done
 
 names=(ceiling ceiling_blocking gnu_yes pipe_only always_t1 always_t2 always_t7 auto_t1 auto_t2 never_t1 never_t2 fizzgen_yes)
 declare -A cmd=(
