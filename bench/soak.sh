@@ -111,28 +111,33 @@ mkdir -p "$logs"
 target=$((gib * 1024 * 1024 * 1024))
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 
-rand64() { echo $(((RANDOM << 45) ^ (RANDOM << 30) ^ (RANDOM << 15) ^ RANDOM)); }
-digits() {  # N random digits, the first not 0
-  local s=$((1 + RANDOM % 9))
-  while [ ${#s} -lt "$1" ]; do s+=$((RANDOM % 10)); done
-  echo "$s"
+# The random helpers set variables instead of printing: a $(...) subshell reseeds RANDOM, which
+# would make SOAK_SEED useless.
+rand64() { r64=$(((RANDOM << 45) ^ (RANDOM << 30) ^ (RANDOM << 15) ^ RANDOM)); }
+random_digits() {  # N random digits, the first not 0
+  digits=$((1 + RANDOM % 9))
+  while [ ${#digits} -lt "$1" ]; do digits+=$((RANDOM % 10)); done
 }
 random_from() {
+  local nines
   case $((RANDOM % 8)) in
-    0 | 1 | 2) echo 1 ;;
-    3) printf '184467440737095%05d\n' $((51615 - RANDOM % 50000)) ;;  # 2^64 - k: crosses 2^64
-    4) digits $((20 + RANDOM % 21)) ;;                                 # 20 to 40 digits
-    5) printf '%s%03d\n' "$(printf '9%.0s' $(seq $((RANDOM % 36 + 1))))" $((RANDOM % 1000)) ;;  # just below 10^k
-    6) echo $(((RANDOM << 15 | RANDOM) + 1)) ;;
-    7) printf '%s%s\n' 99999999999999999999999999999 "$(digits 1)" ;;     # 30 digits, near 10^30
+    0 | 1 | 2) from=1 ;;
+    3) printf -v from '184467440737095%05d' $((51615 - RANDOM % 50000)) ;;  # 2^64 - k: crosses 2^64
+    4) random_digits $((20 + RANDOM % 21)) && from=$digits ;;             # 20 to 40 digits
+    5)                                                                     # just below 10^k
+      printf -v nines '%*s' $((RANDOM % 36 + 1)) ''
+      printf -v from '%s%03d' "${nines// /9}" $((RANDOM % 1000))
+      ;;
+    6) from=$(((RANDOM << 15 | RANDOM) + 1)) ;;
+    7) random_digits 1 && from=99999999999999999999999999999$digits ;;  # 30 digits, near 10^30
   esac
 }
 random_rules() {
   case $((RANDOM % 6)) in
-    0) echo "--rule 2:Even --rule 7:Seven" ;;
-    1) echo "--rule 3:Fizz --rule 5:Buzz --rule 7:Bazz" ;;
-    2) echo "--rule 4:Quad --rule 6:Hex --rule 9:Nine --rule 1000003:Prime" ;;
-    *) echo "" ;;  # classic: the vector kernels
+    0) rules="--rule 2:Even --rule 7:Seven" ;;
+    1) rules="--rule 3:Fizz --rule 5:Buzz --rule 7:Bazz" ;;
+    2) rules="--rule 4:Quad --rule 6:Hex --rule 9:Nine --rule 1000003:Prime" ;;
+    *) rules="" ;;  # classic: the vector kernels
   esac
 }
 
@@ -149,23 +154,24 @@ while [ "$verified" -lt "$target" ]; do
     0) reuse=never ;;
     1) case $consumer in none | pvC | dd) reuse=always ;; esac ;;  # always: only readers that copy
   esac
-  from=$(random_from)
-  rules=$(random_rules)
+  random_from
+  random_rules
   gen=("$fizzgen" --threads "$threads" --reuse "$reuse" --from "$from")
   read -r -a rule_args <<<"$rules"
   gen+=("${rule_args[@]}")
   check_args=(--from "$from" "${rule_args[@]}")
   [ $((RANDOM % 2)) = 0 ] && check_args+=(--threads 1)
   kind=full
-  case $((RANDOM % 10)) in
-    0) kind=head ;;
-    1) kind=stop ;;
+  case $((RANDOM % 20)) in
+    0 | 1 | 2) kind=head ;;
+    3 | 4 | 5) kind=stop ;;
   esac
   left=$((target - verified))
   case $kind in
     full)
-      size=$((1 << (20 + RANDOM % 14)))  # 1 MiB to 8 GiB, log-uniform, then anywhere up to twice
-      size=$((size + $(rand64) % size))
+      size=$((1 << (20 + RANDOM % 12)))  # 1 MiB to 2 GiB, log-uniform, then anywhere up to twice
+      rand64
+      size=$((size + r64 % size))
       [ "$size" -gt "$left" ] && size=$left
       [ "$size" -lt 1 ] && size=1
       gen+=(--bytes "$size")
@@ -173,7 +179,8 @@ while [ "$verified" -lt "$target" ]; do
       deadline=$((60 + size / (50 * 1024 * 1024)))  # 50 MiB/s is far below any sane run
       ;;
     head)
-      limit=$(($(rand64) % (1 << (10 + RANDOM % 22))))  # up to 2 GiB
+      rand64
+      limit=$((r64 % (1 << (10 + RANDOM % 22))))  # up to 2 GiB
       heads=$((heads + 1))
       deadline=120
       ;;
