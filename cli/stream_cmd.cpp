@@ -60,6 +60,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                "terminal; --progress=force shows it anyway");
   // Hidden: fizzgen bench sweeps it. Bytes per chunk, about (default 1M).
   app.add_option("--chunk-bytes", t.chunk_bytes, "Bytes per chunk, about")->type_name("N")->group("");
+  // Hidden: buffers per worker instead of the engine's choice, to measure what the choice costs.
+  app.add_option("--buffers", t.buffers, "Buffers per worker")->type_name("N")->group("");
 }
 
 void add_rule_options(CLI::App& app, fizzbuzz_text& t) {
@@ -121,6 +123,11 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   options.byte_limit = byte_limit;
   options.reuse = parse_reuse(t.reuse);
   options.pipe_only = t.pipe_only;
+  if (!t.buffers.empty()) {
+    std::uint64_t const n = parse_size("--buffers", t.buffers);
+    if (n < 2 || n > 64) throw std::invalid_argument("--buffers: must be from 2 to 64");
+    options.buffers_per_worker = static_cast<unsigned>(n);
+  }
   // Pinned workers on every CPU leave the reader (pv...) no CPU of its own, and the scheduler can
   // no longer move a worker away from it: measured here, 2 workers pinned on 2 CPUs ran at half the
   // speed of the same workers unpinned. So pin only when a CPU stays free, or when nothing reads.
@@ -166,7 +173,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {
     setup.reuse += reuse_monitor::safe(monitor->state()) ? " (in place: " : " (fresh pages: ";
-    setup.reuse += monitor->why() + "; " + std::to_string(monitor->inspections()) + " inspections, " +
+    setup.reuse += monitor->why() + "; " + std::to_string(monitor->scans()) + " scans of /proc, " +
+                   std::to_string(monitor->rechecks()) + " re-checks by the workers, " +
                    std::to_string(monitor->flips()) + " changes)";
   }
   if (t.stats) print_stats(stderr, setup, report);

@@ -22,6 +22,7 @@ struct stream_text {
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
   std::string progress;     ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
   std::string chunk_bytes;  ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
+  std::string buffers;      ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
 };
 
 struct fizzbuzz_text {
@@ -30,7 +31,7 @@ struct fizzbuzz_text {
 };
 
 /// --count, --bytes, --threads, --reuse, --pipe-size, --generate-only, --pipe-only, --no-pin,
-/// --stats, --stats-json, --progress, and the hidden --chunk-bytes.
+/// --stats, --stats-json, --progress, and the hidden --chunk-bytes and --buffers.
 void add_stream_options(CLI::App& app, stream_text& t);
 /// --from and --rule.
 void add_rule_options(CLI::App& app, fizzbuzz_text& t);

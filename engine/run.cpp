@@ -121,31 +121,30 @@ class pipeline {
     std::size_t const chunk =
         std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096);  // chunks often run short of capacity
     std::size_t const pipe = std::max<std::size_t>(out_.pipe_size(), 65536);
-    // --reuse auto also waits for an inspection begun after the buffer left the pipe (one every
-    // millisecond): about 16 MiB more in flight covers that at pipe speed.
-    std::size_t const headroom = options_.reuse == reuse_policy::automatic ? std::size_t{16} << 20 : 0;
+    // --reuse auto re-checks the pipe's readers before it rewrites a buffer, and one re-check
+    // vouches for every buffer that had left the pipe when it began: 8 MiB more in flight means
+    // one re-check (some microseconds) for every ten or so chunks. Much more costs more in cache
+    // misses than it saves in re-checks (measured: 16 MiB more slowed the fill by about 5%).
+    std::size_t const headroom = options_.reuse == reuse_policy::automatic ? std::size_t{8} << 20 : 0;
     std::size_t const needed = (2 * pipe + headroom + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
     return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 32));
   }
 
   /// True when the pages of a buffer that was vmspliced may be written again.
-  bool may_rewrite(slot_buffer const& b) const noexcept {
+  bool may_rewrite(slot_buffer const& b) const {
     if (!b.referenced) return true;
     if (options_.reuse == reuse_policy::never) return false;
-    if (options_.reuse == reuse_policy::automatic) {
-      // Safe now, and safe without a break since the buffer was emitted.
-      reuse_monitor const* m = options_.monitor;
-      std::uint64_t const verdict = m != nullptr ? m->state() : 0;
-      if (!reuse_monitor::safe(verdict) || verdict != b.verdict) return false;
-      // ...and an inspection begun after the buffer left the pipe found no reader that could
-      // have forwarded it.
-      std::size_t const slots = out_.current_pipe_size() / 4096;
-      return slots > 0 && m->vouches_for(b.slots_after + slots) &&
-             slots_.emitted.load(std::memory_order_acquire) >= b.slots_after + slots;
-    }
     // Every slot of the pipe has been filled after the buffer's last one: it has left our pipe.
     std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
-    return pipe_slots > 0 && slots_.emitted.load(std::memory_order_acquire) >= b.slots_after + pipe_slots;
+    std::uint64_t const left_at = b.slots_after + pipe_slots;
+    if (pipe_slots == 0 || slots_.emitted.load(std::memory_order_acquire) < left_at) return false;
+    if (options_.reuse == reuse_policy::always) return true;
+    // auto: safe when it was emitted and without a break since, and an inspection begun after it
+    // left the pipe found no reader that could have forwarded it.
+    reuse_monitor* const m = options_.monitor;
+    if (m == nullptr) return false;
+    std::uint64_t const verdict = m->state();
+    return reuse_monitor::safe(verdict) && verdict == b.verdict && m->vouch(left_at);
   }
 
   void work(unsigned w, worker_stats& stats) {

@@ -1,0 +1,293 @@
+// Who reads our pipe, and could they forward our pages (output/readers.hpp), and the reuse
+// monitor's vouching on top of it (engine/reuse_monitor.hpp), against real processes: a child
+// holds the read end of a pipe and, on command, acquires what a forwarding reader would hold.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/reuse_monitor.hpp"
+#include "output/readers.hpp"
+
+namespace fizzgen {
+namespace {
+
+/// What the reader child does when told (one byte each, acknowledged with SIGUSR1).
+enum command : char {
+  open_socket = 's',     ///< socket() at a new descriptor
+  pipe_onto_1 = 'p',     ///< pipe(), its write end dup2()ed over fd 1 (/dev/null): as many descriptors as before
+  socket_onto_0 = 'r',   ///< a socket dup2()ed over fd 0, our read end: gone, and a socket in its place
+  open_fifo = 'f',       ///< the named FIFO opened for writing (it shows as a path, not as pipe:[...])
+  open_read_pipe = 'q',  ///< pipe(), keeping only the read end: nothing to forward into
+  quit = 'x',
+};
+
+/// A child process whose fd 0 is the read end of our pipe and fds 1 and 2 are /dev/null; it obeys
+/// commands read from fd 3. Only async-signal-safe calls after fork().
+class reader_child {
+ public:
+  reader_child(int read_end, std::string const& fifo) {
+    int control[2];
+    if (::pipe(control) != 0) std::abort();
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    ::sigprocmask(SIG_BLOCK, &usr1, nullptr);  // the acknowledgements are taken with sigtimedwait
+    pid_t const parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) std::abort();
+    if (pid_ == 0) {
+      int const null = ::open("/dev/null", O_RDWR);
+      ::dup2(read_end, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::dup2(control[0], 3);
+      for (int fd = 4; fd < 1024; ++fd) ::close(fd);
+      ::kill(parent, SIGUSR1);  // set up
+      char c = 0;
+      while (::read(3, &c, 1) == 1) {
+        int p[2];
+        if (c == open_socket) {
+          (void)::socket(AF_UNIX, SOCK_STREAM, 0);
+        } else if (c == pipe_onto_1 && ::pipe(p) == 0) {
+          ::dup2(p[1], 1);
+          ::close(p[1]);
+          ::close(p[0]);
+        } else if (c == socket_onto_0) {
+          int const s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+          ::dup2(s, 0);
+          ::close(s);
+        } else if (c == open_fifo) {
+          (void)::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // a reader of the FIFO is open
+        } else if (c == open_read_pipe && ::pipe(p) == 0) {
+          ::close(p[1]);
+        } else if (c == quit) {
+          ::_exit(0);
+        }
+        ::kill(parent, SIGUSR1);
+      }
+      ::_exit(0);
+    }
+    ::close(control[0]);
+    control_ = control[1];
+    if (!acknowledged()) std::abort();  // until the child has set up, it holds more than fd 0-3
+  }
+  ~reader_child() {
+    ::close(control_);
+    if (reaped_) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  reader_child(reader_child const&) = delete;
+  reader_child& operator=(reader_child const&) = delete;
+
+  pid_t pid() const { return pid_; }
+
+  /// Sends one command and waits for it to be carried out (false after 10 s without).
+  bool tell(command c) {
+    if (::write(control_, &c, 1) != 1) return false;
+    if (c == quit) return reaped_ = ::waitpid(pid_, nullptr, 0) == pid_;
+    return acknowledged();
+  }
+
+ private:
+  static bool acknowledged() {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    timespec const limit{10, 0};
+    return ::sigtimedwait(&usr1, nullptr, &limit) == SIGUSR1;
+  }
+
+  pid_t pid_ = -1;
+  int control_ = -1;
+  bool reaped_ = false;
+};
+
+/// Our pipe: we keep the write end (as fizzgen keeps fd 1) and hand the read end to the child.
+class Readers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::pipe(pipe_), 0);
+    char dir[] = "/tmp/fizzgen-readers-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    dir_ = dir;
+    fifo_ = dir_ + "/fifo";
+    ASSERT_EQ(::mkfifo(fifo_.c_str(), 0600), 0);
+    fifo_reader_ = ::open(fifo_.c_str(), O_RDONLY | O_NONBLOCK);  // lets the child open it for writing
+    ASSERT_GE(fifo_reader_, 0);
+  }
+  void TearDown() override {
+    ::close(fifo_reader_);
+    ::close(pipe_[0]);
+    ::close(pipe_[1]);
+    ::unlink(fifo_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  /// Starts the child, then gives up our own read end: the child is the only reader.
+  reader_child& start_child() {
+    child_.emplace_back(std::make_unique<reader_child>(pipe_[0], fifo_));
+    return *child_.back();
+  }
+  int write_end() const { return pipe_[1]; }
+
+  int pipe_[2] = {-1, -1};
+  std::string dir_, fifo_;
+  int fifo_reader_ = -1;
+  std::vector<std::unique_ptr<reader_child>> child_;
+};
+
+// Our own read end would make us a reader too: the inspections skip our own process, so the
+// verdicts below are about the child alone.
+TEST_F(Readers, APlainReaderIsSafe) {
+  reader_child& child = start_child();
+  reader_verdict const v = inspect_pipe_readers(write_end());
+  EXPECT_TRUE(v.safe) << v.why;
+  ASSERT_EQ(v.readers.size(), 1u);
+  EXPECT_EQ(v.readers[0], child.pid());
+  reader_watch watch(write_end(), v.readers);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(watch.recheck().safe) << "re-check " << i;
+}
+
+TEST_F(Readers, NoOtherReaderIsUnsafe) {
+  reader_verdict const v = inspect_pipe_readers(write_end());
+  EXPECT_FALSE(v.safe);
+  EXPECT_TRUE(v.readers.empty());
+  EXPECT_EQ(v.why, "no reader of the pipe found");
+  reader_watch watch(write_end(), v.readers);
+  EXPECT_FALSE(watch.recheck().safe);
+}
+
+TEST_F(Readers, NotAPipeIsUnsafe) {
+  int const null = ::open("/dev/null", O_WRONLY);
+  reader_verdict const v = inspect_pipe_readers(null);
+  ::close(null);
+  EXPECT_FALSE(v.safe);
+  EXPECT_EQ(v.why, "output is not a pipe");
+}
+
+/// Each change a reader could make to start forwarding, seen by a full inspection and by a
+/// re-check of a watch set up before the change (the quick path: it had looked before).
+void expect_caught(reader_child& child, int write_end, command c, std::string const& what) {
+  reader_verdict const before = inspect_pipe_readers(write_end);
+  ASSERT_TRUE(before.safe) << before.why;
+  reader_watch watch(write_end, before.readers);
+  ASSERT_TRUE(watch.recheck().safe);
+  ASSERT_TRUE(watch.recheck().safe);
+  ASSERT_TRUE(child.tell(c)) << what;
+  reader_verdict const after = watch.recheck();
+  EXPECT_FALSE(after.safe) << what << ": " << after.why;
+  EXPECT_FALSE(inspect_pipe_readers(write_end).safe) << what;
+}
+
+TEST_F(Readers, ASocketOpenedLaterIsCaught) { expect_caught(start_child(), write_end(), open_socket, "socket()"); }
+
+TEST_F(Readers, APipeDupedOverAPlainFileIsCaught) {
+  expect_caught(start_child(), write_end(), pipe_onto_1, "pipe write end over /dev/null, same count");
+}
+
+TEST_F(Readers, ASocketInPlaceOfTheReadEndIsCaught) {
+  expect_caught(start_child(), write_end(), socket_onto_0, "socket over our read end, same count");
+}
+
+TEST_F(Readers, ANamedFifoOpenedForWritingIsCaught) {
+  expect_caught(start_child(), write_end(), open_fifo, "named FIFO for writing");
+}
+
+TEST_F(Readers, AReaderThatLeavesIsCaught) { expect_caught(start_child(), write_end(), quit, "reader exited"); }
+
+TEST_F(Readers, TheReadEndOfAnotherPipeIsHarmless) {
+  reader_child& child = start_child();
+  reader_verdict const before = inspect_pipe_readers(write_end());
+  reader_watch watch(write_end(), before.readers);
+  ASSERT_TRUE(watch.recheck().safe);
+  ASSERT_TRUE(child.tell(open_read_pipe));
+  reader_verdict const after = watch.recheck();
+  EXPECT_TRUE(after.safe) << after.why;
+  EXPECT_TRUE(inspect_pipe_readers(write_end()).safe);
+}
+
+TEST_F(Readers, TheUnsafeReasonNamesWhatTheReaderHolds) {
+  reader_child& child = start_child();
+  ASSERT_TRUE(child.tell(open_socket));
+  reader_verdict const v = inspect_pipe_readers(write_end());
+  EXPECT_FALSE(v.safe);
+  EXPECT_NE(v.why.find("socket:["), std::string::npos) << v.why;
+  EXPECT_NE(v.why.find(std::to_string(child.pid())), std::string::npos) << v.why;
+}
+
+TEST_F(Readers, TwoReadersAreBothWatched) {
+  reader_child& one = start_child();
+  reader_child& two = start_child();
+  reader_verdict const v = inspect_pipe_readers(write_end());
+  EXPECT_TRUE(v.safe) << v.why;
+  EXPECT_EQ(v.readers.size(), 2u);
+  reader_watch watch(write_end(), v.readers);
+  ASSERT_TRUE(watch.recheck().safe);
+  ASSERT_TRUE(two.tell(open_socket));
+  EXPECT_FALSE(watch.recheck().safe);
+  (void)one;
+}
+
+TEST(NewestPid, GrowsWhenAProcessIsCreated) {
+  long const before = newest_pid();
+  ASSERT_GT(before, 0);
+  pid_t const child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_NE(newest_pid(), before);
+}
+
+/// A sink that only reports a slot count the test sets.
+class slot_sink final : public sink {
+ public:
+  emit_status emit(std::span<std::byte const>) noexcept override { return emit_status::ok; }
+  bool shares_pages() const noexcept override { return true; }
+  std::string_view path() const noexcept override { return "test"; }
+  std::uint64_t slots() const noexcept override { return slots_.load(); }
+  std::atomic<std::uint64_t> slots_{0};
+};
+
+TEST_F(Readers, TheMonitorVouchesOnlyForWhatLeftBeforeItLooked) {
+  reader_child& child = start_child();
+  slot_sink out;
+  reuse_monitor monitor(write_end(), out);
+  ASSERT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  out.slots_ = 1000;
+  std::uint64_t const rechecks = monitor.rechecks();
+  EXPECT_TRUE(monitor.vouch(1000));  // a re-check begun at 1000 slots
+  EXPECT_EQ(monitor.rechecks(), rechecks + 1);
+  EXPECT_TRUE(monitor.vouch(600));  // covered by that re-check: no new one
+  EXPECT_EQ(monitor.rechecks(), rechecks + 1);
+  EXPECT_FALSE(monitor.vouch(1001));  // a re-check begun at 1000 slots cannot speak for slot 1001
+  out.slots_ = 2000;
+  ASSERT_TRUE(child.tell(open_socket));
+  EXPECT_FALSE(monitor.vouch(2000));
+  EXPECT_FALSE(reuse_monitor::safe(monitor.state()));
+  EXPECT_NE(monitor.why().find("socket:["), std::string::npos) << monitor.why();
+  EXPECT_FALSE(monitor.vouch(2000));  // unsafe now: no re-check, no vouching
+}
+
+TEST_F(Readers, TheMonitorFindsAReaderThatComesLater) {
+  slot_sink out;
+  reuse_monitor monitor(write_end(), out);
+  EXPECT_FALSE(reuse_monitor::safe(monitor.state()));
+  start_child();  // a new process: the monitor scans again within 20 ms or so
+  for (int i = 0; i < 500 && !reuse_monitor::safe(monitor.state()); ++i) ::usleep(10'000);
+  EXPECT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  EXPECT_GE(monitor.scans(), 2u);
+}
+
+}  // namespace
+}  // namespace fizzgen
