@@ -40,10 +40,10 @@ struct run_options {
   bool pin = true;                          ///< pin worker w to the w-th allowed CPU
   unsigned buffers_per_worker = 0;          ///< 0: enough to cover the pipe twice over
   reuse_policy reuse = reuse_policy::never;
-  bool pipe_only = false;                  ///< fill each buffer once, then emit it again and again
-  reuse_monitor* monitor = nullptr;        ///< the verdict for reuse_policy::automatic (none: unsafe)
-  std::stop_token stop;                    ///< a stop request ends the run at the next chunk
-  progress_counter* progress = nullptr;    ///< when set, emitted bytes and lines are added to it
+  bool pipe_only = false;                ///< fill each buffer once, then emit it again and again
+  reuse_monitor* monitor = nullptr;      ///< the verdict for reuse_policy::automatic (none: unsafe)
+  std::stop_token stop;                  ///< a stop request ends the run at the next chunk
+  progress_counter* progress = nullptr;  ///< when set, emitted bytes and lines are added to it
 };
 
 /// What one worker did, in seconds of wall time.
