@@ -21,108 +21,14 @@
 #include <vector>
 
 #include "oracle.hpp"
-
-#ifndef FIZZGEN_BINARY
-#error "FIZZGEN_BINARY must name the fizzgen binary under test"
-#endif
+#include "pipeline_harness.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
+using namespace fizzgen_test;
 
-std::string read_file(fs::path const& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(fs::path const& p, std::string const& s) {
-  std::ofstream out(p, std::ios::binary);
-  out << s;
-}
-
-std::size_t count_lines(std::string const& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
-
-struct outcome {
-  int status = -1;  ///< exit status of the shell (the last command of a pipeline)
-  bool timed_out = false;
-  double seconds = 0;
-  std::string out, err;
-};
-
-/// Each test gets a fresh directory; commands run in it through /bin/sh with $F naming fizzgen.
-class E2E : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char const* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_e2e_XXXXXX";
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-
-  /// Runs `cmd` with /bin/sh in the test directory, stdin from /dev/null (unless the command
-  /// redirects it), stdout and stderr captured. The whole process group is killed after `limit`.
-  outcome sh(std::string const& cmd, std::chrono::seconds limit = 20s) {
-    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
-    auto const start = std::chrono::steady_clock::now();
-    pid_t const pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      int const in_fd = ::open("/dev/null", O_RDONLY);
-      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
-      ::dup2(in_fd, 0);
-      ::dup2(out_fd, 1);
-      ::dup2(err_fd, 2);
-      ::signal(SIGPIPE, SIG_DFL);  // the shell and its pipeline get the default, like a terminal's
-      ::setenv("F", FIZZGEN_BINARY, 1);
-      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    outcome o;
-    if (pid < 0) {
-      ADD_FAILURE() << "fork failed";
-      return o;
-    }
-    ::setpgid(pid, pid);  // also from here, so the kill below cannot race the child's own call
-    int wstatus = 0;
-    for (;;) {
-      pid_t const r = ::waitpid(pid, &wstatus, WNOHANG);
-      if (r == pid) break;
-      if (std::chrono::steady_clock::now() - start > limit) {
-        ::kill(-pid, SIGKILL);
-        ::waitpid(pid, &wstatus, 0);
-        o.timed_out = true;
-        break;
-      }
-      std::this_thread::sleep_for(2ms);
-    }
-    ::kill(-pid, SIGKILL);  // stragglers of the pipeline, if any
-    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    o.out = read_file(out);
-    o.err = read_file(err);
-    EXPECT_FALSE(o.timed_out) << "timed out after " << limit.count() << "s: " << cmd;
-    return o;
-  }
-
-  /// Runs cmd and expects it to succeed quietly.
-  std::string ok(std::string const& cmd, std::chrono::seconds limit = 20s) {
-    outcome const o = sh(cmd, limit);
-    EXPECT_EQ(o.status, 0) << cmd << "\nstderr: " << o.err;
-    EXPECT_EQ(o.err, "") << cmd;
-    return o.out;
-  }
-
-  fs::path path(std::string const& name) const { return dir_ / name; }
-
-  fs::path dir_;
-};
+/// Each test gets a fresh directory; commands run in it through bash with $F naming fizzgen.
+class E2E : public fizzgen_test::pipeline_test {};
 
 /// The oracle for lines 1..n, computed once per n (the big ones are used by several tests).
 std::string const& classic_from_one(std::uint64_t n) {

@@ -26,95 +26,22 @@
 #include "engine/run.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "output/sink.hpp"
+#include "pipeline_harness.hpp"
 
-#ifndef FIZZGEN_BINARY
-#error "FIZZGEN_BINARY must name the fizzgen binary under test"
-#endif
 #ifndef FIZZGEN_PLOT_SCRIPT
 #error "FIZZGEN_PLOT_SCRIPT must name bench/plot.sh"
 #endif
 
 namespace {
 
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-
-std::string read_file(fs::path const& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using namespace fizzgen_test;
 
 std::size_t count(std::string const& s, char c) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), c)); }
 
 bool contains(std::string const& s, std::string const& what) { return s.find(what) != std::string::npos; }
 
-struct outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-/// Each test gets a fresh directory; commands run in it through /bin/sh with $F naming fizzgen.
-class Measure : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char const* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_measure_XXXXXX";
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-
-  /// Runs cmd with /bin/sh in the test directory, stdin /dev/null, stdout and stderr captured;
-  /// the process group is killed after `limit`.
-  outcome sh(std::string const& cmd, std::chrono::seconds limit = 30s) {
-    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
-    auto const start = std::chrono::steady_clock::now();
-    pid_t const pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      int const in_fd = ::open("/dev/null", O_RDONLY);
-      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
-      ::dup2(in_fd, 0);
-      ::dup2(out_fd, 1);
-      ::dup2(err_fd, 2);
-      ::signal(SIGPIPE, SIG_DFL);
-      ::setenv("F", FIZZGEN_BINARY, 1);
-      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    outcome o;
-    if (pid < 0) {
-      ADD_FAILURE() << "fork failed";
-      return o;
-    }
-    ::setpgid(pid, pid);
-    int wstatus = 0;
-    bool timed_out = false;
-    while (::waitpid(pid, &wstatus, WNOHANG) != pid) {
-      if (std::chrono::steady_clock::now() - start > limit) {
-        ::kill(-pid, SIGKILL);
-        ::waitpid(pid, &wstatus, 0);
-        timed_out = true;
-        break;
-      }
-      std::this_thread::sleep_for(2ms);
-    }
-    ::kill(-pid, SIGKILL);
-    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    o.out = read_file(out);
-    o.err = read_file(err);
-    EXPECT_FALSE(timed_out) << "timed out after " << limit.count() << "s: " << cmd;
-    return o;
-  }
-
-  fs::path path(std::string const& name) const { return dir_ / name; }
-  fs::path dir_;
-};
+/// Each test gets a fresh directory; commands run in it through bash with $F naming fizzgen.
+class Measure : public pipeline_test {};
 
 using fizzgen::cli::bench::json_number;
 using fizzgen::cli::bench::json_string;

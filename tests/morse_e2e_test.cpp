@@ -19,90 +19,14 @@
 
 #include "morse_oracle.hpp"
 #include "oracle.hpp"
-
-#ifndef FIZZGEN_BINARY
-#error "FIZZGEN_BINARY must name the fizzgen binary under test"
-#endif
+#include "pipeline_harness.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
+using namespace fizzgen_test;
 
-std::string read_file(fs::path const& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(fs::path const& p, std::string const& s) { std::ofstream(p, std::ios::binary) << s; }
-
-struct outcome {
-  int status = -1;  ///< exit status of the shell: that of the pipeline's last command
-  std::string out, err;
-};
-
-/// Each test gets a fresh directory; commands run there through /bin/sh with $F naming fizzgen.
-class MorseE2E : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char const* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fizzgen_morse_e2e_XXXXXX";
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  /// Runs cmd with stdin from /dev/null unless it redirects; kills its process group after limit.
-  outcome sh(std::string const& cmd, std::chrono::seconds limit = 30s) {
-    fs::path const out = dir_ / ".stdout", err = dir_ / ".stderr";
-    pid_t const pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      int const in_fd = ::open("/dev/null", O_RDONLY);
-      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
-      ::dup2(in_fd, 0);
-      ::dup2(out_fd, 1);
-      ::dup2(err_fd, 2);
-      ::signal(SIGPIPE, SIG_DFL);
-      ::setenv("F", FIZZGEN_BINARY, 1);
-      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::setpgid(pid, pid);
-    auto const start = std::chrono::steady_clock::now();
-    int wstatus = 0;
-    while (::waitpid(pid, &wstatus, WNOHANG) != pid) {
-      if (std::chrono::steady_clock::now() - start > limit) {
-        ::kill(-pid, SIGKILL);
-        ::waitpid(pid, &wstatus, 0);
-        ADD_FAILURE() << "timed out: " << cmd;
-        break;
-      }
-      std::this_thread::sleep_for(2ms);
-    }
-    ::kill(-pid, SIGKILL);
-    outcome o;
-    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    o.out = read_file(out);
-    o.err = read_file(err);
-    return o;
-  }
-
-  /// Runs cmd and expects it to succeed quietly.
-  std::string ok(std::string const& cmd) {
-    outcome const o = sh(cmd);
-    EXPECT_EQ(o.status, 0) << cmd << "\nstderr: " << o.err;
-    EXPECT_EQ(o.err, "") << cmd;
-    return o.out;
-  }
-
-  fs::path dir_;
-};
+/// Each test gets a fresh directory; commands run there through bash with $F naming fizzgen.
+class MorseE2E : public pipeline_test {};
 
 TEST_F(MorseE2E, FizzBuzzInMorseMatchesTheOracle) {
   EXPECT_EQ(ok("$F morse --count 3"), ".----\n..---\n..-. .. --.. --..\n");

@@ -1,12 +1,13 @@
 #pragma once
-// Shared by the consumer matrix and the failure tests: runs bash pipelines around the real fizzgen
-// binary and the helper tools in tests/tools/, each test in its own temporary directory, every
-// command under a deadline after which its whole process group is killed (a hang fails, it never
-// blocks CI).
+// Shared by every test that drives the real fizzgen binary through the shell (end to end, Morse end
+// to end, measuring, the consumer matrix, the failure tests): runs bash pipelines, each test in
+// its own temporary directory, every command under a deadline after which its whole process group
+// is killed (a hang fails, it never blocks CI).
 //
-// Environment of every command: $F is fizzgen; $RC read_copy, $SF splice_forwarder, $TF
-// tee_forwarder, $SX socket_exec, $PX pty_exec, $NX no_thp_exec. Descriptors above 2 are closed,
-// so no pipe inherited from the test runner (ctest, a CI supervisor) takes part.
+// Environment of every command: $F is fizzgen; where the test target defines them, $RC read_copy,
+// $SF splice_forwarder, $TF tee_forwarder, $SX socket_exec, $PX pty_exec, $NX no_thp_exec
+// (tests/tools/). Descriptors above 2 are closed, so no pipe inherited from the test runner (ctest,
+// a CI supervisor) takes part.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -160,7 +161,7 @@ class pipeline_test : public ::testing::Test {
  protected:
   void SetUp() override {
     char const* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_consumers_XXXXXX";
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_test_XXXXXX";
     ASSERT_NE(::mkdtemp(templ.data()), nullptr);
     dir_ = templ;
   }
@@ -192,12 +193,14 @@ class pipeline_test : public ::testing::Test {
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
       ::setenv("F", FIZZGEN_BINARY, 1);
+#ifdef FIZZGEN_READ_COPY  // the helper tools: defined together, for the consumer tests
       ::setenv("RC", FIZZGEN_READ_COPY, 1);
       ::setenv("SF", FIZZGEN_SPLICE_FORWARDER, 1);
       ::setenv("TF", FIZZGEN_TEE_FORWARDER, 1);
       ::setenv("SX", FIZZGEN_SOCKET_EXEC, 1);
       ::setenv("PX", FIZZGEN_PTY_EXEC, 1);
       ::setenv("NX", FIZZGEN_NO_THP_EXEC, 1);
+#endif
       ::unsetenv("FIZZGEN_POISON");
       ::unsetenv("FIZZGEN_ARCH");
       ::execl("/bin/bash", "bash", "-c", cmd.c_str(), static_cast<char*>(nullptr));
@@ -228,6 +231,14 @@ class pipeline_test : public ::testing::Test {
     o.err = read_file(err);
     EXPECT_FALSE(o.timed_out) << "timed out after " << limit.count() << "s: " << cmd;
     return o;
+  }
+
+  /// Runs cmd and expects it to succeed quietly; its standard output.
+  std::string ok(std::string const& cmd, std::chrono::seconds limit = 30s) {
+    outcome const o = sh(cmd, limit);
+    EXPECT_EQ(o.status, 0) << cmd << "\nstderr: " << o.err;
+    EXPECT_EQ(o.err, "") << cmd;
+    return o.out;
   }
 
   fs::path path(std::string const& name) const { return dir_ / name; }
