@@ -9,6 +9,7 @@
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
 #include "generators/rules.hpp"
+#include "generators/width_plan.hpp"
 
 namespace fizzgen {
 
@@ -19,29 +20,22 @@ class fizzbuzz final : public generator {
   /// Lines from..from+total_lines-1 (unbounded when total_lines is nullopt); from > 0, rules
   /// non-empty. Chunks hold about chunk_bytes bytes on average (at least one line), and never mix
   /// digit widths. The classic rules run on `arch`'s vector kernel where the width allows.
-  fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
+  fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint64_t> total_lines,
            std::size_t chunk_bytes = kDefaultChunkBytes, kernel_arch const& arch = default_arch());
 
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
-  std::optional<chunk> plan(std::uint64_t index) const noexcept override;
+  std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_.plan(index); }
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
 
   /// The most lines any chunk holds.
-  std::uint64_t lines_per_chunk() const noexcept { return max_lines_; }
+  std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }
   kernel_arch const& arch() const noexcept { return *arch_; }
   /// True when the vector kernel writes (most of) the stream: classic rules and a vector arch.
   bool uses_kernel() const noexcept { return classic_; }
 
  private:
-  decimal from_;
   rule_set rules_;
-  std::vector<std::uint64_t> from_residues_;  ///< from mod each divisor
-  /// Lines of one digit width: offsets [first_line, end_line) from `from`, cut into chunks of
-  /// lines_per_chunk lines; chunk numbering continues from segment to segment.
-  struct segment {
-    std::uint64_t first_line = 0, end_line = 0, lines_per_chunk = 1, first_chunk = 0;
-  };
-  std::vector<segment> segments_;
+  width_plan plan_;
   /// Custom rules with a period of at most kMaxTablePeriod: the words of each line by N mod period
   /// (offset and length into table_words_; length 0: the line is the number).
   static constexpr std::uint64_t kMaxTablePeriod = 1 << 16;
@@ -53,12 +47,9 @@ class fizzbuzz final : public generator {
   std::uint64_t period_ = 0;  ///< 0: no table
   std::uint64_t from_mod_period_ = 0;
   char* table_lines(char* p, std::string const& first, std::uint64_t phase, std::uint64_t count) const noexcept;
-  std::optional<std::uint64_t> total_lines_;
-  std::uint64_t max_lines_ = 0;
   std::size_t capacity_ = 0;
   kernel_arch const* arch_;
   bool classic_ = false;  ///< rules are 3:Fizz 5:Buzz: the vector kernel applies
-  std::uint64_t from_mod30_ = 0;
 };
 
 }  // namespace fizzgen

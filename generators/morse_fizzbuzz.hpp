@@ -15,6 +15,7 @@
 #include "generators/generator.hpp"
 #include "generators/morse_fizzbuzz_kernel.hpp"
 #include "generators/rules.hpp"
+#include "generators/width_plan.hpp"
 
 namespace fizzgen {
 
@@ -25,15 +26,15 @@ class morse_fizzbuzz final : public generator {
   /// Lines from..from+total_lines-1 (unbounded when total_lines is nullopt); from > 0, rules
   /// non-empty. Chunks hold about chunk_bytes bytes on average (at least one line) and never mix
   /// digit widths. The classic rules run on `arch`'s block kernel where the width allows.
-  morse_fizzbuzz(decimal from, rule_set rules, std::optional<std::uint64_t> total_lines,
+  morse_fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint64_t> total_lines,
                  std::size_t chunk_bytes = kDefaultChunkBytes, kernel_arch const& arch = default_arch());
 
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
-  std::optional<chunk> plan(std::uint64_t index) const noexcept override;
+  std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_.plan(index); }
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
 
   /// The most lines any chunk holds.
-  std::uint64_t lines_per_chunk() const noexcept { return max_lines_; }
+  std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }
   kernel_arch const& arch() const noexcept { return *arch_; }
   /// True when the block kernel writes (most of) the stream: classic rules and a vector arch.
   bool uses_kernel() const noexcept { return kernel_ != nullptr; }
@@ -42,22 +43,12 @@ class morse_fizzbuzz final : public generator {
   char* scalar_lines(char* out, std::string& number, std::vector<std::uint64_t>& residue,
                      std::uint64_t count) const noexcept;
 
-  decimal from_;
   rule_set rules_;
-  std::vector<std::uint64_t> from_residues_;  ///< from mod each divisor
-  /// Lines of one digit width: offsets [first_line, end_line) from `from`, cut into chunks of
-  /// lines_per_chunk lines; chunk numbering continues from segment to segment.
-  struct segment {
-    std::uint64_t first_line = 0, end_line = 0, lines_per_chunk = 1, first_chunk = 0;
-  };
-  std::vector<segment> segments_;
-  std::optional<std::uint64_t> total_lines_;
-  std::uint64_t max_lines_ = 0;
-  std::size_t capacity_ = 0;
   std::size_t longest_plain_ = 0;  ///< the longest plain line of words, newline included
+  width_plan plan_;
+  std::size_t capacity_ = 0;
   kernel_arch const* arch_;
   morse_blocks_fn kernel_ = nullptr;  ///< classic rules on a vector arch; nullptr: scalar lines
-  std::uint64_t from_mod30_ = 0;
 };
 
 }  // namespace fizzgen
