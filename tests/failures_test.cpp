@@ -264,6 +264,32 @@ TEST_F(Failures, WorkersStayOnAllowedCpus) {
       << "the worker is on cpu " << s.cpus[0] << ", allowed " << two;
 }
 
+// The default thread count leaves one CPU for the reader when fd 1 is a pipe or a socket (two CPUs
+// allowed: one worker, pinned), and takes every CPU when nothing reads (a file, --generate-only).
+TEST_F(Failures, DefaultThreadsLeaveACpuForTheReader) {
+  std::vector<int> const cpus = allowed_cpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU allowed: the default is one thread everywhere";
+  std::string const on_two = "taskset -c " + std::to_string(cpus[0]) + "," + std::to_string(cpus[1]) + " ";
+  std::string const gen = "\"$F\" --bytes 16M --stats-json gen.json";
+  struct run {
+    std::string cmd;
+    std::size_t threads;
+  };
+  for (run const& r : {run{on_two + gen + " | \"$F\" check >check.out", 1},
+                       run{on_two + "\"$SX\" unix " + gen + " | \"$F\" check >check.out", 1},
+                       run{on_two + gen + " >out.bin && \"$F\" check <out.bin >check.out", 2}}) {
+    outcome const o = sh("set -o pipefail; " + r.cmd);
+    ASSERT_EQ(o.status, 0) << r.cmd << ": " << o.err;
+    EXPECT_TRUE(check_ok(file("check.out"), 16u << 20)) << r.cmd;
+    stats_json const s = parse_stats_json(file("gen.json"));
+    ASSERT_TRUE(s.parsed) << r.cmd;
+    EXPECT_EQ(s.cpus.size(), r.threads) << r.cmd;
+  }
+  outcome const o = sh(on_two + gen + " --generate-only");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(parse_stats_json(file("gen.json")).cpus.size(), 2u) << "--generate-only";
+}
+
 // ---- poisoned buffers ---------------------------------------------------------------------------
 
 // FIZZGEN_POISON=1 fills every buffer with 0x01 when it is mapped and after every discard, so a
