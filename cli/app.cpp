@@ -63,7 +63,7 @@ int run_check(fizzbuzz_text const& f, std::string const& threads) {
 }
 
 constexpr char const* kFooter = R"(Examples:
-  fizzgen --threads 2 | pv >/dev/null         throughput run
+  fizzgen | pv >/dev/null                     throughput run (workers on every CPU but one, left to pv)
   fizzgen --from 100000000000000000000 --count 15
   fizzgen --rule 2:Even --rule 7:Seven --to 14
   fizzgen yes hello world | head -3

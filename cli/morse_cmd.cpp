@@ -26,7 +26,7 @@ dropped, so a rule word with no encodable character gives an empty line.
 
 Examples:
   fizzgen morse --count 3                     prints .----, ..--- and ..-. .. --.. --.. on 3 lines
-  fizzgen morse --threads 2 | pv >/dev/null   throughput run
+  fizzgen morse | pv >/dev/null               throughput run
   fizzgen morse --count 100 | fizzgen morse decode   back to 1, 2, FIZZ ...)";
 
 constexpr char const* kEncodeFooter =
