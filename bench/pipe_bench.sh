@@ -24,7 +24,7 @@ for fd in /proc/$$/fd/*; do
   if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null || true; fi
 done
 
-names=(ceiling ceiling_blocking gnu_yes pipe_only always_t1 always_t2 always_t7 auto_t1 auto_t2 never_t1 never_t2 fizzgen_yes)
+names=(ceiling ceiling_blocking gnu_yes pipe_only always_t1 always_t2 always_t7 default auto_t1 auto_t2 never_t1 never_t2 fizzgen_yes)
 declare -A cmd=(
   [ceiling]="$ceiling --bytes $bytes"
   [ceiling_blocking]="$ceiling --block --bytes $bytes"
@@ -33,6 +33,7 @@ declare -A cmd=(
   [always_t1]="$fz --reuse always --threads 1 --bytes $bytes"
   [always_t2]="$fz --reuse always --threads 2 --bytes $bytes"
   [always_t7]="$fz --reuse always --threads 7 --bytes $bytes"
+  [default]="$fz --bytes $bytes"
   [auto_t1]="$fz --threads 1 --bytes $bytes"
   [auto_t2]="$fz --threads 2 --bytes $bytes"
   [never_t1]="$fz --reuse never --threads 1 --bytes $bytes"
@@ -77,6 +78,7 @@ echo "  fizzgen yes / ceiling          $(ratio fizzgen_yes ceiling)   (target >=
 echo "  fizzgen yes / GNU yes          $(ratio fizzgen_yes gnu_yes)   (target >= 10)"
 echo "  --threads 7 / best             $(ratio always_t7 "$best_always")   (target >= 0.7)"
 echo "  default (auto) / always        $(ratio "$best_auto" "$best_always")   (target >= 0.9; best of 1 and 2 threads each)"
+echo "  plain fizzgen / best always    $(ratio default "$best_always")   (no options at all: the main job)"
 echo "  --reuse never t1 / always t1   $(ratio never_t1 always_t1)   (aim >= 0.5)"
 echo "  ceiling blocking / spinning    $(ratio ceiling_blocking ceiling)"
 
