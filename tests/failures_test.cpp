@@ -350,4 +350,18 @@ TEST_F(Failures, AutoSurvivesAReaderThatStartsForwardingLate) {
   EXPECT_TRUE(check_ok(o.out, 32u << 20)) << o.err;
 }
 
+// A reader that forwards our pages into a named FIFO: /proc shows that descriptor as the FIFO's
+// path, not as pipe:[...], and auto once took it for a plain file and reused buffers in place.
+// Descriptors are now told apart by stat(), so a FIFO is the pipe it is.
+TEST_F(Failures, AutoDistrustsAReaderForwardingIntoANamedFifo) {
+  outcome const o =
+      sh("mkfifo f && { \"$F\" --bytes 64M --threads 1 --stats 2>gen.err | \"$SF\" -g 1048576 >f & } && "
+         "\"$SF\" -c 16384 -s 20 <f | \"$F\" check; status=$?; wait; exit $status",
+         scaled(60s));
+  EXPECT_EQ(o.status, 0) << o.err << file("gen.err");
+  EXPECT_TRUE(check_ok(o.out, 64u << 20)) << o.err;
+  EXPECT_NE(file("gen.err").find("fresh pages: reader"), std::string::npos) << file("gen.err");
+  EXPECT_NE(file("gen.err").find("/f and could forward pages"), std::string::npos) << file("gen.err");
+}
+
 }  // namespace
