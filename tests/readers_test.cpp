@@ -119,6 +119,12 @@ class reader_child {
 class Readers : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The children acknowledge with SIGUSR1: blocked before any thread (a reuse monitor's) starts,
+    // so that no thread takes it with its default action, which would end the test.
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    ::sigprocmask(SIG_BLOCK, &usr1, nullptr);
     ASSERT_EQ(::pipe(pipe_), 0);
     char dir[] = "/tmp/fizzgen-readers-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
