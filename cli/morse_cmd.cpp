@@ -62,23 +62,6 @@ std::string given_option(CLI::App const& parent) {
   return "";
 }
 
-/// Exit status for the outcome of a write path; ends the process by SIGPIPE when the reader went.
-int finish(emit_status status, std::string const& error) {
-  switch (status) {
-    case emit_status::ok:
-      return 0;
-    case emit_status::reader_gone:
-      // Die of SIGPIPE like GNU tools, so `set -o pipefail` scripts see the usual 141.
-      std::signal(SIGPIPE, SIG_DFL);
-      std::raise(SIGPIPE);
-      return 141;
-    case emit_status::failed:
-      break;
-  }
-  std::fprintf(stderr, "fizzgen: %s\n", error.c_str());
-  return 1;
-}
-
 int run_codec(morse_codec_text const& t, morse_direction direction) {
   morse_stream_options o;
   o.direction = direction;
@@ -104,7 +87,7 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   }
   morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, o);
   if (fd != STDIN_FILENO) ::close(fd);
-  return finish(r.status, r.error);
+  return exit_status(r.status, r.error);
 }
 
 int run_stream(morse_command const& m) {

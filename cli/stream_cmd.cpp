@@ -194,18 +194,21 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
 
   signals.finish();  // a signal arrived: end the process with it, now that the statistics are out
-  switch (report.status) {
+  return exit_status(report.status, report.error);
+}
+
+int exit_status(emit_status status, std::string const& error) {
+  switch (status) {
     case emit_status::ok:
       return 0;
     case emit_status::reader_gone:
-      // Die of SIGPIPE like GNU tools, so `set -o pipefail` scripts see the usual 141.
       std::signal(SIGPIPE, SIG_DFL);
       std::raise(SIGPIPE);
       return 141;
     case emit_status::failed:
       break;
   }
-  std::fprintf(stderr, "fizzgen: %s\n", report.error.c_str());
+  std::fprintf(stderr, "fizzgen: %s\n", error.c_str());
   return 1;
 }
 

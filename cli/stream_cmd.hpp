@@ -13,6 +13,7 @@
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
 #include "generators/rules.hpp"
+#include "output/sink.hpp"
 
 namespace fizzgen::cli {
 
@@ -55,5 +56,9 @@ window parse_window(fizzbuzz_text const& f, stream_text const& t);
 /// Streams gen to fd 1 (or to a counting sink), prints the statistics asked for and returns the
 /// exit status; `arch` names the kernel for the statistics. May end the process with SIGPIPE.
 int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit);
+
+/// The exit status for how a write path ended: 0, death by SIGPIPE when the reader went away (as
+/// GNU tools, so `set -o pipefail` scripts see 141), or 1 after one line naming the error.
+int exit_status(emit_status status, std::string const& error);
 
 }  // namespace fizzgen::cli

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <sys/types.h>
 
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
