@@ -37,6 +37,26 @@ std::string quoted(std::string const& s) {
   return out + "\"";
 }
 
+/// "process created 3, still in the pipe 1" between prefix and suffix; "" when there are none.
+std::string taint_list(worker_stats const& w, char const* prefix, char const* suffix) {
+  std::string list;
+  for (std::size_t i = 0; i < w.discarded_because.size(); ++i)
+    if (w.discarded_because[i] != 0)
+      list += (list.empty() ? "" : ", ") + std::string(to_string(static_cast<taint>(i))) + " " +
+              std::to_string(w.discarded_because[i]);
+  return list.empty() ? list : prefix + list + suffix;
+}
+
+/// The same as JSON members: "process created": 3, ...
+std::string taint_json(worker_stats const& w) {
+  std::string members;
+  for (std::size_t i = 0; i < w.discarded_because.size(); ++i)
+    if (w.discarded_because[i] != 0)
+      members += (members.empty() ? "" : ", ") + quoted(std::string(to_string(static_cast<taint>(i)))) + ": " +
+                 std::to_string(w.discarded_because[i]);
+  return members;
+}
+
 }  // namespace
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
@@ -51,10 +71,10 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,
                  "  worker %zu (cpu %d): %.3f GiB in %llu chunks; fill %.3f s, wait %.3f s, emit %.3f s; "
-                 "refills in place %llu, on fresh pages %llu\n",
+                 "refills in place %llu, on fresh pages %llu%s\n",
                  i, w.cpu, static_cast<double>(w.bytes) / kGiB, static_cast<unsigned long long>(w.chunks),
                  w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
-                 static_cast<unsigned long long>(w.discarded));
+                 static_cast<unsigned long long>(w.discarded), taint_list(w, " (", ")").c_str());
   }
   if (r.status != emit_status::ok) std::fprintf(out, "  ended: %s\n", status_name(r.status));
 }
@@ -78,11 +98,11 @@ bool write_stats_json(std::string const& path, run_setup const& setup, run_repor
     std::fprintf(f,
                  "%s\n    {\"cpu\": %d, \"bytes\": %llu, \"chunks\": %llu, \"fill_seconds\": %.9f, "
                  "\"wait_seconds\": %.9f, \"emit_seconds\": %.9f, \"wait_retries\": %llu, \"reused\": %llu, "
-                 "\"discarded\": %llu}",
+                 "\"discarded\": %llu, \"discarded_because\": {%s}}",
                  i == 0 ? "" : ",", w.cpu, static_cast<unsigned long long>(w.bytes),
                  static_cast<unsigned long long>(w.chunks), w.fill_seconds, w.wait_seconds, w.emit_seconds,
                  static_cast<unsigned long long>(w.wait_retries), static_cast<unsigned long long>(w.reused),
-                 static_cast<unsigned long long>(w.discarded));
+                 static_cast<unsigned long long>(w.discarded), taint_json(w).c_str());
   }
   std::fprintf(f, "\n  ]\n}\n");
   return std::fclose(f) == 0;

@@ -186,8 +186,15 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   if (monitor) {
     setup.reuse += reuse_monitor::safe(monitor->state()) ? " (in place: " : " (fresh pages: ";
     setup.reuse += monitor->why() + "; " + std::to_string(monitor->scans()) + " scans of /proc, " +
-                   std::to_string(monitor->rechecks()) + " re-checks by the workers, " +
-                   std::to_string(monitor->flips()) + " changes)";
+                   std::to_string(monitor->rechecks()) + " re-checks, " + std::to_string(monitor->epochs()) +
+                   " safe epochs";
+    std::string ended;
+    auto const breaks = monitor->breaks();
+    for (std::size_t i = 0; i < breaks.size(); ++i)
+      if (breaks[i] != 0)
+        ended += (ended.empty() ? "" : ", ") + std::string(to_string(static_cast<taint>(i))) + " " +
+                 std::to_string(breaks[i]);
+    setup.reuse += (ended.empty() ? "" : "; unsafe findings: " + ended) + ")";
   }
   if (t.stats) print_stats(stderr, setup, report);
   if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))

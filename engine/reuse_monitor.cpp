@@ -3,14 +3,20 @@
 #include <algorithm>
 #include <chrono>
 
-#include "output/readers.hpp"
-
 namespace fizzgen {
+namespace {
 
-reuse_monitor::reuse_monitor(int fd, sink const& out) : fd_(fd), out_(out) {
-  long const pid = newest_pid();  // before the scan: a process created after it shows as new
+std::uint64_t make_state(std::uint64_t counter, taint reason, bool safe) {
+  return counter << 5 | static_cast<std::uint64_t>(reason) << 1 | (safe ? 1 : 0);
+}
+
+}  // namespace
+
+reuse_monitor::reuse_monitor(int fd, sink const& out)
+    : fd_(fd), out_(out), facts_(pipe_facts_of(fd)), open_counter_(fd) {
+  state_.store(make_state(0, taint::no_reader, false), std::memory_order_relaxed);
   scan();
-  thread_ = std::jthread([this, pid](std::stop_token stop) { loop(std::move(stop), pid); });
+  thread_ = std::jthread([this](std::stop_token stop) { loop(std::move(stop)); });
 }
 
 reuse_monitor::~reuse_monitor() {
@@ -23,51 +29,90 @@ std::string reuse_monitor::why() const {
   return why_;
 }
 
-void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket,
-                            std::shared_ptr<reader_watch> scanned, std::uint64_t generation) {
+std::array<std::uint64_t, kTaints> reuse_monitor::breaks() const {
   std::lock_guard lock(mutex_);
-  bool const full = scanned != nullptr;
+  return breaks_;
+}
+
+std::optional<std::uint64_t> reuse_monitor::opens() {
+  std::lock_guard lock(opens_mutex_);
+  return open_counter_.opens();
+}
+
+void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket, epoch_facts facts) {
+  std::lock_guard lock(mutex_);
+  bool const full = facts.watch != nullptr;
   if (full) {
-    watch_ = std::move(scanned);
-    ++generation_;
-  }
-  if (v.safe) {
-    // Older than an unsafe finding, or made on readers a scan has replaced since: stale.
-    if (ticket < newest_unsafe_ticket_ || (!full && generation != generation_)) return;
-    if (slots > checked_slots_.load(std::memory_order_relaxed))
-      checked_slots_.store(slots, std::memory_order_release);  // pairs with vouch()'s acquire
-  } else {
-    newest_unsafe_ticket_ = std::max(newest_unsafe_ticket_, ticket);
+    facts.generation = epoch_.generation + 1;
+    epoch_ = std::move(facts);
   }
   std::uint64_t const s = state_.load(std::memory_order_relaxed);
-  if (safe(s) != v.safe)
-    state_.store(((s >> 1) + 1) << 1 | (v.safe ? 1 : 0), std::memory_order_release);  // pairs with state()
-  // A safe re-check only confirms what the scan said (and knows the readers by pid alone).
-  if (full || !v.safe) why_ = v.why;
+  std::uint64_t const counter = s >> 5;
+  if (v.safe) {
+    // Older than an unsafe finding: stale. A re-check only confirms the epoch it checked, and
+    // only while that epoch lasts: once ended, only a scan opens the next.
+    if (ticket < newest_unsafe_ticket_) return;
+    if (!full && (facts.generation != epoch_.generation || !safe(s))) return;
+    if (slots > checked_slots_.load(std::memory_order_relaxed))
+      checked_slots_.store(slots, std::memory_order_release);  // pairs with vouch()'s acquire
+    if (full) {
+      state_.store(make_state(counter + 1, taint::none, true), std::memory_order_release);  // pairs with state()
+      epochs_.fetch_add(1, std::memory_order_relaxed);
+      why_ = v.why;
+    }
+    return;
+  }
+  newest_unsafe_ticket_ = std::max(newest_unsafe_ticket_, ticket);
+  if (safe(s) || full) breaks_[static_cast<std::size_t>(v.reason)] += 1;
+  if (safe(s)) last_break_.store(static_cast<std::uint8_t>(v.reason), std::memory_order_relaxed);
+  if (safe(s) || reason(s) != v.reason)
+    state_.store(make_state(counter + 1, v.reason, false), std::memory_order_release);  // pairs with state()
+  why_ = v.why;
 }
 
 void reuse_monitor::scan() {
-  // The ticket and the slot count are taken before the readers are looked at: the inspection
-  // speaks for every buffer that had left the pipe by then.
+  // The ticket, slot count, newest pid and open count are taken before the readers are looked
+  // at: whatever happens after shows at the epoch's first re-check.
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
   std::uint64_t const slots = out_.slots();
-  reader_verdict const v = inspect_pipe_readers(fd_);
+  epoch_facts facts;
+  facts.pid = newest_pid();
+  auto const opened = opens();
+  reader_verdict v = inspect_pipe_readers(facts_);
+  if (!opened && v.safe) v = {false, taint::pipe_opened, "cannot watch the pipe for opens (inotify)", {}};
+  if (facts.pid < 0 && v.safe) v = {false, taint::proc_unreadable, "cannot read the newest pid", {}};
+  facts.opens = opened.value_or(0);
+  facts.watch = std::make_shared<reader_watch>(fd_, v.readers);
   scans_.fetch_add(1, std::memory_order_relaxed);
-  publish(v, slots, ticket, std::make_shared<reader_watch>(fd_, v.readers));
+  publish(v, slots, ticket, std::move(facts));
 }
 
 void reuse_monitor::recheck() {
-  std::shared_ptr<reader_watch> watch;
-  std::uint64_t generation = 0;
+  epoch_facts epoch;
   {
     std::lock_guard lock(mutex_);
-    watch = watch_;
-    generation = generation_;
+    epoch = epoch_;
   }
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
   std::uint64_t const slots = out_.slots();
+  // Read after the slot count: a process created, or an open, before the buffers being vouched
+  // for had left the pipe shows here.
+  long const pid = newest_pid();
+  auto const opened = opens();
   rechecks_.fetch_add(1, std::memory_order_relaxed);
-  publish(watch->recheck(), slots, ticket, nullptr, generation);
+  reader_verdict v = epoch.watch->recheck();
+  if (v.safe && opened != epoch.opens) {
+    v = {false, taint::pipe_opened, "the pipe was opened (through /proc) since the readers were scanned", {}};
+  } else if (v.safe && pid != epoch.pid) {
+    if (created_harmless(epoch.pid, pid)) {
+      std::lock_guard lock(mutex_);  // our own threads or kernel threads: the epoch goes on
+      if (epoch_.generation == epoch.generation) epoch_.pid = std::max(epoch_.pid, pid);
+    } else {
+      v = {false, taint::process_created, "a process was created since the readers were scanned", {}};
+    }
+  }
+  epoch.watch = nullptr;
+  publish(v, slots, ticket, std::move(epoch));
 }
 
 bool reuse_monitor::vouch(std::uint64_t slots) {
@@ -79,10 +124,11 @@ bool reuse_monitor::vouch(std::uint64_t slots) {
   return checked_slots_.load(std::memory_order_acquire) >= slots;
 }
 
-void reuse_monitor::loop(std::stop_token stop, long pid) {
+void reuse_monitor::loop(std::stop_token stop) {
   using namespace std::chrono;
   auto const start = steady_clock::now();
   auto last_scan = start;
+  long last_pid = newest_pid();
   std::unique_lock lock(mutex_);
   while (!stop.stop_requested()) {
     // Every wake-up costs the workers and the reader more than its own few microseconds (they
@@ -90,15 +136,30 @@ void reuse_monitor::loop(std::stop_token stop, long pid) {
     // the default into pv by a tenth.
     wake_.wait_for(lock, stop, 20ms, [] { return false; });
     if (stop.stop_requested()) break;
+    long const epoch_pid = epoch_.pid;
+    std::uint64_t const epoch_opens = epoch_.opens;
     lock.unlock();
     auto const now = steady_clock::now();
-    bool const settled = safe(state()) || now - start >= 500ms;
-    // A new process may be a new reader: /proc/loadavg names the newest pid (a few microseconds).
-    bool const due = !settled || now - last_scan >= 500ms || newest_pid() != pid;
-    if (due) {
-      pid = newest_pid();  // before the scan, as in the constructor
-      scan();
-      last_scan = now;
+    long const pid = newest_pid();
+    bool const opened = opens() != epoch_opens;
+    if (safe(state())) {
+      // A process created or an open ends the epoch unless shown harmless: find out now rather
+      // than at a worker's next re-check, so the next epoch opens sooner.
+      if (pid != epoch_pid || opened) {
+        std::lock_guard const one_at_a_time(recheck_mutex_);
+        recheck();
+      }
+    }
+    if (!safe(state())) {
+      bool const settled = now - start >= 500ms;
+      // A pipeline still settling is scanned often; after that a scan costs a CPU's while on
+      // every wake-up, so only news (a process, an open) or a quarter of a second brings one.
+      bool const news = (pid != last_pid || opened) && now - last_scan >= 60ms;
+      if (!settled || news || now - last_scan >= 250ms) {
+        last_pid = pid;
+        scan();
+        last_scan = now;
+      }
     }
     lock.lock();
   }

@@ -130,21 +130,25 @@ class pipeline {
     return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 32));
   }
 
-  /// True when the pages of a buffer that was vmspliced may be written again.
-  bool may_rewrite(slot_buffer const& b) const {
-    if (!b.referenced) return true;
-    if (options_.reuse == reuse_policy::never) return false;
+  /// taint::none when the pages of a buffer that was vmspliced may be written again; otherwise
+  /// why not.
+  taint may_rewrite(slot_buffer const& b) const {
+    if (!b.referenced) return taint::none;
+    if (options_.reuse == reuse_policy::never) return taint::count;  // not a taint: the policy
     // Every slot of the pipe has been filled after the buffer's last one: it has left our pipe.
     std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
     std::uint64_t const left_at = b.slots_after + pipe_slots;
-    if (pipe_slots == 0 || slots_.emitted.load(std::memory_order_acquire) < left_at) return false;
-    if (options_.reuse == reuse_policy::always) return true;
-    // auto: safe when it was emitted and without a break since, and an inspection begun after it
-    // left the pipe found no reader that could have forwarded it.
+    if (pipe_slots == 0 || slots_.emitted.load(std::memory_order_acquire) < left_at) return taint::in_pipe;
+    if (options_.reuse == reuse_policy::always) return taint::none;
+    // auto: emitted during an epoch that still lasts, and a re-check of it begun after the
+    // buffer left the pipe found it intact (docs/reuse-soundness.md).
     reuse_monitor* const m = options_.monitor;
-    if (m == nullptr) return false;
-    std::uint64_t const verdict = m->state();
-    return reuse_monitor::safe(verdict) && verdict == b.verdict && m->vouch(left_at);
+    if (m == nullptr) return taint::no_reader;
+    if (!reuse_monitor::safe(b.verdict)) return reuse_monitor::reason(b.verdict);
+    if (m->state() != b.verdict)
+      return reuse_monitor::safe(m->state()) ? m->last_break() : reuse_monitor::reason(m->state());
+    if (m->vouch(left_at)) return taint::none;
+    return reuse_monitor::safe(m->state()) ? taint::in_pipe : reuse_monitor::reason(m->state());
   }
 
   void work(unsigned w, worker_stats& stats) {
@@ -170,12 +174,14 @@ class pipeline {
                                          (constant && b.lines == c->lines));
       if (!keep) {
         if (b.referenced) {
-          if (may_rewrite(b)) {
+          taint const why = may_rewrite(b);
+          if (why == taint::none) {
             ++stats.reused;
           } else {
             // Never rewrite pages the kernel may still hold: without fresh pages the run stops.
             if (!b.memory.discard()) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
             ++stats.discarded;
+            if (why != taint::count) ++stats.discarded_because[static_cast<std::size_t>(why)];
           }
         }
         b.referenced = false;
@@ -193,6 +199,9 @@ class pipeline {
       auto const t2 = clock_type::now();
 
       // This thread holds the turn: bytes_, status_ and error_ are ours until we pass it on.
+      // The epoch is read before the emit: a buffer may be vouched for only by an epoch whose
+      // scan had ended before any of its pages entered the pipe.
+      std::uint64_t const verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
       std::size_t size = b.bytes;
       if (options_.byte_limit)
         size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
@@ -201,7 +210,7 @@ class pipeline {
       if (options_.progress != nullptr && status == emit_status::ok) publish_progress(b, size);
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
-      b.verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
+      b.verdict = verdict;
       slots_.emitted.store(b.slots_after, std::memory_order_release);  // pairs with may_rewrite's acquire
       bool const done = status != emit_status::ok || (options_.byte_limit && bytes_ >= *options_.byte_limit);
       if (done) {

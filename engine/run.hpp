@@ -2,6 +2,7 @@
 // The engine: T workers fill chunks i, i+T, i+2T... into their own buffers and take turns handing
 // them to the sink, so chunk i always reaches the output before chunk i+1.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -53,9 +54,10 @@ struct worker_stats {
   double wait_seconds = 0;  ///< waiting for the turn
   double emit_seconds = 0;  ///< in the output syscalls
   std::uint64_t wait_retries = 0;
-  std::uint64_t reused = 0;     ///< refills in place
-  std::uint64_t discarded = 0;  ///< refills on fresh pages
-  int cpu = -1;                 ///< pinned CPU, -1 when unpinned
+  std::uint64_t reused = 0;                                ///< refills in place
+  std::uint64_t discarded = 0;                             ///< refills on fresh pages
+  std::array<std::uint64_t, kTaints> discarded_because{};  ///< --reuse auto: why each went to fresh pages
+  int cpu = -1;                                            ///< pinned CPU, -1 when unpinned
 };
 
 struct run_report {

@@ -2,6 +2,7 @@
 // monitor's vouching on top of it (engine/reuse_monitor.hpp), against real processes: a child
 // holds the read end of a pipe and, on command, acquires what a forwarding reader would hold.
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <ctime>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -30,6 +32,9 @@ enum command : char {
   socket_onto_0 = 'r',   ///< a socket dup2()ed over fd 0, our read end: gone, and a socket in its place
   open_fifo = 'f',       ///< the named FIFO opened for writing (it shows as a path, not as pipe:[...])
   open_read_pipe = 'q',  ///< pipe(), keeping only the read end: nothing to forward into
+  park_in_pipe = 'd',    ///< pipe(), a byte written, the write end closed: a read end with pages in it
+  thread_start = 'T',    ///< a second thread starts, sharing the descriptor table
+  thread_unshare = 'u',  ///< that thread unshares its descriptor table, then opens a socket there
   quit = 'x',
 };
 
@@ -72,6 +77,22 @@ class reader_child {
           (void)::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // a reader of the FIFO is open
         } else if (c == open_read_pipe && ::pipe(p) == 0) {
           ::close(p[1]);
+        } else if (c == park_in_pipe && ::pipe(p) == 0) {
+          (void)!::write(p[1], "x", 1);
+          ::close(p[1]);
+        } else if (c == thread_start) {
+          // Runs after fork() in a child of a process with no other threads (the fixture starts
+          // none), so creating a thread here is safe.
+          std::thread([this] {
+            while (stage_ != 1) ::usleep(100);
+            ::unshare(CLONE_FILES);
+            (void)::socket(AF_UNIX, SOCK_STREAM, 0);
+            stage_ = 2;
+            ::pause();
+          }).detach();
+        } else if (c == thread_unshare) {
+          stage_ = 1;
+          while (stage_ != 2) ::usleep(100);
         } else if (c == quit) {
           ::_exit(0);
         }
@@ -110,6 +131,7 @@ class reader_child {
     return ::sigtimedwait(&usr1, nullptr, &limit) == SIGUSR1;
   }
 
+  std::atomic<int> stage_{0};  ///< the child's second thread: 1 told to unshare, 2 done
   pid_t pid_ = -1;
   int control_ = -1;
   bool reaped_ = false;
@@ -224,6 +246,23 @@ TEST_F(Readers, TheReadEndOfAnotherPipeIsHarmless) {
   EXPECT_TRUE(inspect_pipe_readers(write_end()).safe);
 }
 
+// A read end is harmless only while its pipe is empty: pages spliced in before the write end was
+// closed sit there until read.
+TEST_F(Readers, AReadEndWithPagesInItIsCaught) {
+  expect_caught(start_child(), write_end(), park_in_pipe, "a read end of a pipe holding a byte");
+}
+
+// /proc/PID/fd shows the main thread's table only: a thread's own table is read too, and a
+// thread that stops sharing the main table ends what a watch can vouch for.
+TEST_F(Readers, AThreadWithItsOwnTableIsCaught) {
+  reader_child& child = start_child();
+  ASSERT_TRUE(child.tell(thread_start));
+  expect_caught(child, write_end(), thread_unshare, "a thread's own table with a socket");
+  reader_verdict const v = inspect_pipe_readers(write_end());
+  EXPECT_EQ(v.reason, taint::forwarder) << v.why;
+  EXPECT_NE(v.why.find("in thread"), std::string::npos) << v.why;
+}
+
 TEST_F(Readers, TheUnsafeReasonNamesWhatTheReaderHolds) {
   reader_child& child = start_child();
   ASSERT_TRUE(child.tell(open_socket));
@@ -255,6 +294,63 @@ TEST(NewestPid, GrowsWhenAProcessIsCreated) {
   EXPECT_NE(newest_pid(), before);
 }
 
+TEST(CreatedHarmless, OurOwnThreadsAreHarmlessAProcessGoneIsNot) {
+  long const before = newest_pid();
+  std::atomic<bool> go{false};
+  std::thread t([&go] {
+    while (!go) ::usleep(100);
+  });
+  long const with_thread = newest_pid();
+  EXPECT_TRUE(created_harmless(before, with_thread));  // our thread: it shares our table
+  pid_t const child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  long const after = newest_pid();
+  EXPECT_FALSE(created_harmless(with_thread, after));  // created and gone: nobody can say what it held
+  EXPECT_FALSE(created_harmless(after, after - 1));    // the counter went backwards: wrapped
+  go = true;
+  t.join();
+}
+
+TEST(OpenCounter, CountsOpensThroughProc) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  open_counter opens(p[1]);
+  ASSERT_TRUE(opens.opens().has_value());
+  EXPECT_EQ(*opens.opens(), 0u);
+  int const again = ::open(("/proc/self/fd/" + std::to_string(p[0])).c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(again, 0);
+  EXPECT_EQ(*opens.opens(), 1u);
+  ASSERT_EQ(::write(p[1], "x", 1), 1);  // writes and reads are not opens
+  char c = 0;
+  ASSERT_EQ(::read(again, &c, 1), 1);
+  EXPECT_EQ(*opens.opens(), 1u);
+  ::close(again);
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+TEST(PipeFacts, AnUntouchedPipeHasABirthATouchedOneHasNone) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  pipe_facts const fresh = pipe_facts_of(p[1]);
+  ASSERT_TRUE(fresh.id.has_value());
+  ASSERT_TRUE(fresh.birth.has_value());
+  timespec up{};
+  ::clock_gettime(CLOCK_BOOTTIME, &up);
+  EXPECT_NEAR(*fresh.birth, static_cast<double>(up.tv_sec) + static_cast<double>(up.tv_nsec) * 1e-9, 1.0);
+  ::usleep(20'000);  // past the coarse clock's tick, so the write's time differs
+  ASSERT_EQ(::write(p[1], "x", 1), 1);
+  // Written before we looked: the birth is unknown, unless the kernel leaves an anonymous pipe's
+  // times alone (6.x does), and then it is still the same.
+  pipe_facts const written = pipe_facts_of(p[1]);
+  if (written.birth) {
+    EXPECT_NEAR(*written.birth, *fresh.birth, 0.01);
+  }
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
 /// A sink that only reports a slot count the test sets.
 class slot_sink final : public sink {
  public:
@@ -283,6 +379,41 @@ TEST_F(Readers, TheMonitorVouchesOnlyForWhatLeftBeforeItLooked) {
   EXPECT_FALSE(reuse_monitor::safe(monitor.state()));
   EXPECT_NE(monitor.why().find("socket:["), std::string::npos) << monitor.why();
   EXPECT_FALSE(monitor.vouch(2000));  // unsafe now: no re-check, no vouching
+}
+
+// A process created anywhere ends the epoch: it may have inherited the read end, forwarded and
+// gone before any look (a forked child, pv started and finished between two scans).
+TEST_F(Readers, AProcessCreatedEndsTheEpoch) {
+  start_child();
+  slot_sink out;
+  reuse_monitor monitor(write_end(), out);
+  ASSERT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  out.slots_ = 1000;
+  pid_t const other = ::fork();
+  if (other == 0) ::_exit(0);
+  ::waitpid(other, nullptr, 0);
+  EXPECT_FALSE(monitor.vouch(1000));
+  EXPECT_FALSE(reuse_monitor::safe(monitor.state()) && monitor.vouch(1000));
+  EXPECT_GE(monitor.breaks()[static_cast<std::size_t>(taint::process_created)], 1u);
+  // The next scan opens a new epoch (the child is gone, the reader unchanged).
+  for (int i = 0; i < 500 && !reuse_monitor::safe(monitor.state()); ++i) ::usleep(10'000);
+  EXPECT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  EXPECT_GE(monitor.epochs(), 2u);
+}
+
+// An open of the pipe through /proc (a process that does not descend from a reader taking the
+// pipe) ends the epoch.
+TEST_F(Readers, AnOpenThroughProcEndsTheEpoch) {
+  start_child();
+  slot_sink out;
+  reuse_monitor monitor(write_end(), out);
+  ASSERT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  out.slots_ = 1000;
+  int const again = ::open(("/proc/self/fd/" + std::to_string(write_end())).c_str(), O_WRONLY);
+  ASSERT_GE(again, 0);
+  EXPECT_FALSE(monitor.vouch(1000));
+  EXPECT_GE(monitor.breaks()[static_cast<std::size_t>(taint::pipe_opened)], 1u);
+  ::close(again);
 }
 
 TEST_F(Readers, TheMonitorFindsAReaderThatComesLater) {
