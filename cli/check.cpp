@@ -21,7 +21,6 @@ namespace {
 
 constexpr std::uint64_t kMaxPeriod = 1 << 16;    // table entries: 512 KiB at most
 constexpr std::size_t kMaxTableWords = 1 << 24;  // word bytes the table may hold
-constexpr std::size_t kShowMax = 200;            // bytes of a bad line kept for display
 constexpr std::size_t kReadSize = std::size_t{1} << 20;
 constexpr std::size_t kPad = 32;                    // readable bytes past every expected line, for same32()
 constexpr std::size_t kMaxDecadeDigits = kPad + 1;  // the high digits fit one 32-byte compare
@@ -393,6 +392,17 @@ result checker::finish() {
   r.bytes = bytes_ + partial_;
   r.tail_bytes = partial_;
   return r;
+}
+
+std::size_t longest_line(options const& o) {
+  std::size_t words = 0;
+  if (o.rules.empty()) {
+    words = std::string_view("FizzBuzz").size();  // the classic 3:Fizz 5:Buzz
+  } else {
+    for (rule const& r : o.rules) words += r.word.size();
+  }
+  std::size_t const digits = std::max<std::size_t>(o.from.size(), 20) + 1;  // 2^64 - 1 has 20
+  return std::max(digits, words) + 1;
 }
 
 result check_fd(int fd, options const& o) {

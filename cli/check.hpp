@@ -14,6 +14,9 @@
 
 namespace fizzgen::check {
 
+/// Bytes of a bad line kept in result::actual.
+inline constexpr std::size_t kShowMax = 200;
+
 struct rule {
   std::uint64_t divisor;  ///< > 0
   std::string word;       ///< non-empty, no '\n'
@@ -106,12 +109,20 @@ class checker {
   result failure_;
 };
 
+/// An upper bound on the length, '\n' included, of any line of a stream that passes with `o`.
+/// A stream has fewer than 2^64 lines, so N = from + k has at most max(digits of from, 20) + 1
+/// digits, and a words line is at most all the words together. So every run of this many bytes
+/// from the start of a line holds a '\n', or the line is bad; no valid line is longer.
+std::size_t longest_line(options const& o);
+
 /// Reads fd to EOF (1 MiB read(2) calls, EINTR retried) through a checker, stopping at the first
 /// bad line. Throws std::system_error("read") on a read error, std::invalid_argument on bad options.
 result check_fd(int fd, options const& o);
 
 /// Like check_fd with `threads` workers (TBB): blocks of whole lines verified in parallel, results
-/// combined in order; identical result. Reads on past a bad line to the end of its block.
+/// combined in order; identical result. Reads on past a bad line to the end of its block. Memory
+/// is bounded: a line without '\n' longer than longest_line(o) + kShowMax ends the reading, as the
+/// line is bad and its report needs no more.
 result check_fd_parallel(int fd, options const& o, unsigned threads);
 
 /// Runs the subcommand on fd. Success: prints "fizzgen check: OK: N lines, B bytes" to `out`,

@@ -46,7 +46,8 @@ struct block {
 /// Reads the stream into blocks that end on a line boundary (but the last).
 class block_reader {
  public:
-  explicit block_reader(int fd) : fd_(fd) {}
+  /// A partial line longer than `longest_carry` is not carried but ends the stream (see next()).
+  block_reader(int fd, std::size_t longest_carry) : fd_(fd), longest_carry_(longest_carry) {}
 
   /// The next block, or nullptr at the end. Blocks come from and go back to a pool.
   block* next(tbb::concurrent_queue<block*>& pool) {
@@ -79,27 +80,38 @@ class block_reader {
       }
       size += static_cast<std::size_t>(n);
     }
-    // Cut after the last newline; the partial line opens the next block.
+    // Cut after the last newline; the partial line opens the next block. A partial line too long
+    // for any valid line stays in this block as its last, and reading stops: carried on, a
+    // stream without '\n' would be copied block after block into an ever longer carry (quadratic
+    // time, unbounded memory). Its checker is bound to fail by that line, since each valid line is
+    // at most longest_line() bytes, and it sees the kShowMax bytes the report shows, so the result
+    // is the sequential one.
     char const* begin = b->data.get();
     std::size_t cut = size;
+    bool too_long = false;
     if (!eof) {
       auto const* nl = static_cast<char const*>(::memrchr(begin, '\n', size));
       cut = nl != nullptr ? static_cast<std::size_t>(nl - begin) + 1 : 0;
-      carry_.assign(begin + cut, size - cut);
+      too_long = size - cut > longest_carry_;
+      if (too_long)
+        cut = size;
+      else
+        carry_.assign(begin + cut, size - cut);
     }
     b->size = cut;
     b->first_line = lines_;
     b->offset = offset_;
-    b->last = eof;
+    b->last = eof || too_long;
     lines_ += static_cast<std::uint64_t>(std::count(begin, begin + cut, '\n'));
     offset_ += cut;
-    done_ = eof;
+    done_ = b->last;
     return b;
   }
 
  private:
   int fd_;
-  std::string carry_;
+  std::size_t longest_carry_;
+  std::string carry_;  // at most longest_carry_ bytes
   std::uint64_t lines_ = 0, offset_ = 0;
   bool done_ = false;
   std::vector<std::unique_ptr<block>> owned_;
@@ -111,7 +123,7 @@ result check_fd_parallel(int fd, options const& o, unsigned threads) {
   checker const validate(o);  // throws on bad options before any thread starts
   tbb::global_control const limit(tbb::global_control::max_allowed_parallelism, threads);
   tbb::concurrent_queue<block*> pool;
-  block_reader reader(fd);
+  block_reader reader(fd, longest_line(o) + kShowMax);
   result total;
   // Set by the last filter, read by the first: two serial filters may run at once on different threads.
   std::atomic<bool> failed = false;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -610,4 +611,140 @@ TEST(CheckParallel, FirstBadLineIsFoundWhereverItIs) {
   EXPECT_FALSE(r.ok);
   EXPECT_LE(r.bad_offset, std::size_t{5} << 20);
   EXPECT_GT(r.bad_offset + r.expected.size() + 1, std::size_t{5} << 20);
+}
+
+// ---- Lines without '\n': bounded and linear --------------------------------------------------
+
+namespace {
+
+/// A pipe fed from a thread: `head`, then `filler` repeated up to `total` bytes in all, a 64 KiB
+/// piece at a time, so the stream is never held in memory. The writer stops early once the
+/// reader closes its end (EPIPE; the caller ignores SIGPIPE).
+class streamed_input {
+ public:
+  streamed_input(std::string head, char filler, std::uint64_t total) {
+    if (::pipe(fds_) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+    writer_ = std::thread([this, head = std::move(head), filler, total] {
+      std::string const piece(1 << 16, filler);
+      while (written_ < total) {
+        std::string_view chunk =
+            written_ < head.size() ? std::string_view(head).substr(written_) : std::string_view(piece);
+        chunk = chunk.substr(0, std::min<std::uint64_t>(chunk.size(), total - written_));
+        ssize_t const n = ::write(fds_[1], chunk.data(), chunk.size());
+        if (n <= 0) break;
+        written_ += static_cast<std::uint64_t>(n);
+      }
+      ::close(fds_[1]);
+    });
+  }
+  streamed_input(streamed_input const&) = delete;
+  streamed_input& operator=(streamed_input const&) = delete;
+  ~streamed_input() { written(); }
+
+  int fd() const { return fds_[0]; }
+  /// Closes the reading end and waits for the writer: the bytes that went into the pipe.
+  std::uint64_t written() {
+    if (writer_.joinable()) {
+      ::close(fds_[0]);
+      writer_.join();
+    }
+    return written_;
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::uint64_t written_ = 0;
+  std::thread writer_;
+};
+
+constexpr std::uint64_t kHuge = std::uint64_t{400} << 20;  // the 400 MB of `head -c 400M /dev/zero`
+// Far less than kHuge: what a reader that stops after its first block or two may have taken in.
+constexpr std::uint64_t kFewBlocks = std::uint64_t{64} << 20;
+
+/// check_fd (threads 0) or check_fd_parallel on `head`, then `filler` up to kHuge bytes. `taken`:
+/// the bytes the writer got into the pipe before the checker returned and closed it.
+result check_streamed(options const& o, std::string const& head, char filler, unsigned threads, std::uint64_t& taken) {
+  streamed_input in(head, filler, kHuge);
+  result const r =
+      threads == 0 ? fizzgen::check::check_fd(in.fd(), o) : fizzgen::check::check_fd_parallel(in.fd(), o, threads);
+  taken = in.written();
+  return r;
+}
+
+}  // namespace
+
+TEST(CheckLongLine, LongestLineBound) {
+  using fizzgen::check::longest_line;
+  EXPECT_EQ(longest_line(make("1")), 22u);  // 2^64 has 20 digits, one more after a carry, '\n'
+  EXPECT_EQ(longest_line(make("1", classic())), 22u);
+  EXPECT_EQ(longest_line(make(std::string(1000, '9'))), 1002u);  // 10^1000 has 1001 digits
+  EXPECT_EQ(longest_line(make("1", {{3, std::string(3000, 'f')}, {5, std::string(4000, 'b')}})), 7001u);
+}
+
+TEST(CheckLongLine, NewlineFreeStreamFailsAtTheFirstByte) {
+  // 400 MB of NULs, as `head -c 400M /dev/zero`: the parallel reader used to carry the partial
+  // line from block to block, copying it each time (quadratic) and holding all of it.
+  auto const old_handler = std::signal(SIGPIPE, SIG_IGN);
+  std::uint64_t taken = 0;
+  result const sequential = check_streamed(make("1"), "", '\0', 0, taken);
+  EXPECT_FALSE(sequential.ok);
+  EXPECT_EQ(sequential.bad_line, 1u);
+  EXPECT_EQ(sequential.bad_offset, 0u);
+  EXPECT_EQ(sequential.expected, "1");
+  EXPECT_EQ(sequential.actual, std::string(fizzgen::check::kShowMax, '\0'));
+  EXPECT_TRUE(sequential.actual_truncated);
+  EXPECT_EQ(sequential.reason, "wrong line");
+  EXPECT_LT(taken, kFewBlocks);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    result const r = check_streamed(make("1"), "", '\0', threads, taken);
+    EXPECT_EQ(r, sequential) << "threads " << threads;
+    EXPECT_LT(taken, kFewBlocks) << "threads " << threads << ": read on into the line";
+  }
+  std::signal(SIGPIPE, old_handler);
+}
+
+TEST(CheckLongLine, NewlineFreeRunAfterGoodLinesFailsAtItsLine) {
+  // Good lines past the first 4 MiB block, then a line that never ends: NULs, or the expected
+  // line with its last byte repeated instead of '\n' (digits that look valid, or "Fizzzz...").
+  auto const old_handler = std::signal(SIGPIPE, SIG_IGN);
+  for (std::uint64_t count : {700'000u, 700'001u}) {
+    std::string const good = reference_u64(1, {}, count);
+    std::string const next = line_u64(count + 1, classic());
+    struct tail {
+      std::string head;
+      char filler;
+    };
+    for (tail const& t : {tail{good, '\0'}, tail{good + next.substr(0, next.size() - 1), next.back()}}) {
+      std::uint64_t taken = 0;
+      result const sequential = check_streamed(make("1"), t.head, t.filler, 0, taken);
+      EXPECT_FALSE(sequential.ok);
+      EXPECT_EQ(sequential.bad_line, count + 1);
+      EXPECT_EQ(sequential.bad_offset, good.size());
+      EXPECT_EQ(sequential.lines, count);
+      EXPECT_EQ(sequential.bytes, good.size());
+      EXPECT_EQ(sequential.expected, next);
+      EXPECT_EQ(sequential.actual.size(), fizzgen::check::kShowMax);
+      EXPECT_TRUE(sequential.actual_truncated);
+      for (unsigned threads : {1u, 2u, 4u}) {
+        result const r = check_streamed(make("1"), t.head, t.filler, threads, taken);
+        EXPECT_EQ(r, sequential) << "count " << count << ", threads " << threads;
+        EXPECT_LT(taken, good.size() + kFewBlocks) << "count " << count << ", threads " << threads;
+      }
+    }
+  }
+  std::signal(SIGPIPE, old_handler);
+}
+
+TEST(CheckLongLine, LinesAsLongAsTheBoundStillPass) {
+  // FizzBuzz lines exactly longest_line() bytes and 1000-digit numbers, over several blocks, so
+  // that partial lines of up to a few KiB are carried across block edges.
+  std::vector<rule> const rules{{3, std::string(3000, 'f')}, {5, std::string(4000, 'b')}};
+  std::string const from = std::string(999, '9') + "0";
+  std::string const s = reference(from, rules, 4000);
+  ASSERT_GT(s.size(), std::size_t{8} << 20);
+  std::size_t longest = 0;
+  for (std::string const& line : split_lines(s)) longest = std::max(longest, line.size() + 1);
+  ASSERT_EQ(longest, fizzgen::check::longest_line(make(from, rules)));
+  expect_parallel_matches(make(from, rules), s);
+  EXPECT_TRUE(check_whole(make(from, rules), s).ok);
 }

@@ -267,6 +267,39 @@ TEST_F(E2E, CheckAcceptsACutOffFinalLine) {
   EXPECT_EQ(o.out, "");
 }
 
+TEST_F(E2E, CheckFailsAtOnceOnALineWithoutNewline) {
+  // With more than one thread this took quadratic time and held the whole line: 400 MB of NULs
+  // took 14 s and 1.2 GB, and </dev/zero ran out of memory. Now the line is bad after a few
+  // hundred bytes, in every thread count.
+  std::string nuls;
+  for (std::size_t i = 0; i < 200; ++i) nuls += "\\x00";
+  std::string const report = "fizzgen check: line 1 (byte offset 0): expected '1', got '" + nuls + "...'\n";
+  for (char const* threads : {"", " --threads 1", " --threads 2", " --threads 4"}) {
+    for (char const* input : {"head -c 400M /dev/zero | ", "</dev/zero "}) {
+      std::string const cmd = input + std::string("$F check") + threads;
+      outcome const o = sh(cmd, scaled(20s));
+      EXPECT_EQ(o.status, 1) << cmd << ": " << o.err;
+      EXPECT_EQ(o.out, "") << cmd;
+      EXPECT_EQ(o.err, report) << cmd;
+      EXPECT_LT(o.seconds, scaled(5s).count()) << cmd;
+    }
+  }
+  // The endless line after a million good ones, and digits that look like the next number.
+  std::string const& good = classic_from_one(1000000);
+  for (char const* tail : {"cat /dev/zero", "yes 1 | tr -d '\\n'"}) {
+    std::string const cmd = "{ $F --count 1000000; " + std::string(tail) + "; } | $F check";
+    outcome const o = sh(cmd, scaled(20s));
+    EXPECT_EQ(o.status, 1) << cmd << ": " << o.err;
+    EXPECT_EQ(o.err.rfind("fizzgen check: line 1000001 (byte offset " + std::to_string(good.size()) +
+                              "): expected '1000001', got '",
+                          0),
+              0u)
+        << cmd << ": " << o.err;
+    EXPECT_EQ(count_lines(o.err), 1u) << cmd << ": " << o.err;
+    EXPECT_LT(o.seconds, scaled(5s).count()) << cmd;
+  }
+}
+
 TEST_F(E2E, HugeStartNumber) {
   std::string const from = std::string(1000, '9');
   std::string const cmd = "$F --count 40 --from " + from;
