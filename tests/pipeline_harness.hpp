@@ -4,10 +4,13 @@
 // its own temporary directory, every command under a deadline after which its whole process group
 // is killed (a hang fails, it never blocks CI).
 //
-// Environment of every command: $F is fizzgen; where the test target defines them, $RC read_copy,
-// $SF splice_forwarder, $TF tee_forwarder, $SX socket_exec, $PX pty_exec, $NX no_thp_exec
-// (tests/tools/). Descriptors above 2 are closed, so no pipe inherited from the test runner (ctest,
-// a CI supervisor) takes part.
+// Environment of every command: $F is fizzgen (the build's, or the binary named by the environment
+// variable FIZZGEN_TEST_BINARY when set: to run the tests against another build, such as an older
+// one that a new test must fail on); where the test target defines them, $RC read_copy,
+// $SF splice_forwarder, $TF tee_forwarder, $SX socket_exec, $PX pty_exec, $NX no_thp_exec,
+// $PR park_reader, $PG pipe_grabber, $SD send_fd, $UF unshared_forwarder (tests/tools/).
+// Descriptors above 2 are closed, so no pipe inherited from the test runner (ctest, a CI
+// supervisor) takes part.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -192,7 +195,8 @@ class pipeline_test : public ::testing::Test {
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::setenv("F", FIZZGEN_BINARY, 1);
+      char const* const binary = std::getenv("FIZZGEN_TEST_BINARY");
+      ::setenv("F", binary != nullptr && *binary != '\0' ? binary : FIZZGEN_BINARY, 1);
 #ifdef FIZZGEN_READ_COPY  // the helper tools: defined together, for the consumer tests
       ::setenv("RC", FIZZGEN_READ_COPY, 1);
       ::setenv("SF", FIZZGEN_SPLICE_FORWARDER, 1);
@@ -200,6 +204,10 @@ class pipeline_test : public ::testing::Test {
       ::setenv("SX", FIZZGEN_SOCKET_EXEC, 1);
       ::setenv("PX", FIZZGEN_PTY_EXEC, 1);
       ::setenv("NX", FIZZGEN_NO_THP_EXEC, 1);
+      ::setenv("PR", FIZZGEN_PARK_READER, 1);
+      ::setenv("PG", FIZZGEN_PIPE_GRABBER, 1);
+      ::setenv("SD", FIZZGEN_SEND_FD, 1);
+      ::setenv("UF", FIZZGEN_UNSHARED_FORWARDER, 1);
 #endif
       ::unsetenv("FIZZGEN_POISON");
       ::unsetenv("FIZZGEN_ARCH");
