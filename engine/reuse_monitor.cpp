@@ -29,6 +29,11 @@ std::string reuse_monitor::why() const {
   return why_;
 }
 
+std::string reuse_monitor::safe_why() const {
+  std::lock_guard lock(mutex_);
+  return safe_why_;
+}
+
 std::array<std::uint64_t, kTaints> reuse_monitor::breaks() const {
   std::lock_guard lock(mutex_);
   return breaks_;
@@ -58,7 +63,7 @@ void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::u
     if (full) {
       state_.store(make_state(counter + 1, taint::none, true), std::memory_order_release);  // pairs with state()
       epochs_.fetch_add(1, std::memory_order_relaxed);
-      why_ = v.why;
+      why_ = safe_why_ = v.why;
     }
     return;
   }

@@ -55,6 +55,8 @@ class reuse_monitor {
   bool vouch(std::uint64_t slots);
 
   std::string why() const;
+  /// What the newest safe epoch rested on ("" when none opened).
+  std::string safe_why() const;
   std::uint64_t scans() const noexcept { return scans_.load(std::memory_order_relaxed); }
   std::uint64_t rechecks() const noexcept { return rechecks_.load(std::memory_order_relaxed); }
   std::uint64_t epochs() const noexcept { return epochs_.load(std::memory_order_relaxed); }
@@ -93,8 +95,8 @@ class reuse_monitor {
   std::atomic<std::uint64_t> scans_{0}, rechecks_{0}, epochs_{0};
   std::atomic<std::uint64_t> tickets_{0};  ///< drawn when an inspection begins: orders the verdicts
   std::mutex recheck_mutex_;               ///< one re-check at a time: the others find it vouched for them
-  mutable std::mutex mutex_;               ///< guards the four below and every change of state_
-  std::string why_;
+  mutable std::mutex mutex_;               ///< guards the five below and every change of state_
+  std::string why_, safe_why_;
   epoch_facts epoch_;                       ///< what the newest scan found
   std::uint64_t newest_unsafe_ticket_ = 0;  ///< 0: none yet (tickets start at 1)
   std::array<std::uint64_t, kTaints> breaks_{};

@@ -455,7 +455,11 @@ reader_verdict inspect_pipe_readers(pipe_facts const& facts, std::string const& 
       continue;
     }
     auto const s = read_stat(pid_dir, "stat");
-    table_view const p = inspect_process(pid_dir, fds, static_cast<pid_t>(pid), s ? s->threads : 2, *facts.id);
+    table_view p = inspect_process(pid_dir, fds, static_cast<pid_t>(pid), s ? s->threads : 2, *facts.id);
+    if (!p.readable) {  // a thread exiting or a process in exec is unreadable for a moment
+      ::usleep(2000);
+      p = inspect_process(pid_dir, fds, static_cast<pid_t>(pid), 2, *facts.id);
+    }
     if (!p.readable && may_hold(pid_dir))
       b.distrust(taint::uninspectable, "cannot read every descriptor table of " + process_name(pid_dir) + " (" +
                                            std::string(e->d_name) + "), started after the pipe was created");
