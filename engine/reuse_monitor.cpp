@@ -47,6 +47,7 @@ std::optional<std::uint64_t> reuse_monitor::opens() {
 void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket, epoch_facts facts) {
   std::lock_guard lock(mutex_);
   bool const full = facts.watch != nullptr;
+  std::uint64_t const checked = facts.generation;  // the epoch a re-check checked
   if (full) {
     facts.generation = epoch_.generation + 1;
     epoch_ = std::move(facts);
@@ -57,7 +58,7 @@ void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::u
     // Older than an unsafe finding: stale. A re-check only confirms the epoch it checked, and
     // only while that epoch lasts: once ended, only a scan opens the next.
     if (ticket < newest_unsafe_ticket_) return;
-    if (!full && (facts.generation != epoch_.generation || !safe(s))) return;
+    if (!full && (checked != epoch_.generation || !safe(s))) return;
     if (slots > checked_slots_.load(std::memory_order_relaxed))
       checked_slots_.store(slots, std::memory_order_release);  // pairs with vouch()'s acquire
     if (full) {
