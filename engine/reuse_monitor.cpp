@@ -82,7 +82,7 @@ void reuse_monitor::scan() {
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
   std::uint64_t const slots = out_.slots();
   epoch_facts facts;
-  facts.pid = newest_pid();
+  facts.pid = pids_.newest();
   auto const opened = opens();
   reader_verdict v = inspect_pipe_readers(facts_);
   if (!opened && v.safe) v = {false, taint::pipe_opened, "cannot watch the pipe for opens (inotify)", {}};
@@ -103,7 +103,7 @@ void reuse_monitor::recheck() {
   std::uint64_t const slots = out_.slots();
   // Read after the slot count: a process created, or an open, before the buffers being vouched
   // for had left the pipe shows here.
-  long const pid = newest_pid();
+  long const pid = pids_.newest();
   auto const opened = opens();
   rechecks_.fetch_add(1, std::memory_order_relaxed);
   reader_verdict v = epoch.watch->recheck();
@@ -134,7 +134,7 @@ void reuse_monitor::loop(std::stop_token stop) {
   using namespace std::chrono;
   auto const start = steady_clock::now();
   auto last_scan = start;
-  long last_pid = newest_pid();
+  long last_pid = pids_.newest();
   std::unique_lock lock(mutex_);
   while (!stop.stop_requested()) {
     // Every wake-up costs the workers and the reader more than its own few microseconds (they
@@ -146,7 +146,7 @@ void reuse_monitor::loop(std::stop_token stop) {
     std::uint64_t const epoch_opens = epoch_.opens;
     lock.unlock();
     auto const now = steady_clock::now();
-    long const pid = newest_pid();
+    long const pid = pids_.newest();
     bool const opened = opens() != epoch_opens;
     if (safe(state())) {
       // A process created or an open ends the epoch unless shown harmless: find out now rather

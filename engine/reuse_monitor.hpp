@@ -87,6 +87,7 @@ class reuse_monitor {
   int fd_;
   sink const& out_;
   pipe_facts const facts_;
+  pid_clock const pids_;
   std::mutex opens_mutex_;
   open_counter open_counter_;                    ///< guarded by opens_mutex_
   std::atomic<std::uint64_t> checked_slots_{0};  ///< slots emitted when the newest safe re-check began

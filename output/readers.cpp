@@ -172,6 +172,12 @@ void close_all(std::vector<std::pair<int, int>>& dups) {
   dups.clear();
 }
 
+/// Our duplicate of their descriptor n in a list of (theirs, ours); -1 when not there.
+int dup_of(std::vector<std::pair<int, int>> const& dups, int n) {
+  auto const e = std::find_if(dups.begin(), dups.end(), [n](auto const& x) { return x.first == n; });
+  return e == dups.end() ? -1 : e->second;
+}
+
 /// Our duplicate of descriptor n of the table (pidfd_getfd, through a pidfd opened on first use);
 /// -1 when it cannot be had (no permission, an old kernel).
 int duplicate(table_memory& memory, int n) {
@@ -184,25 +190,19 @@ int duplicate(table_memory& memory, int n) {
   return static_cast<int>(::syscall(SYS_pidfd_getfd, memory.pidfd, n, 0));
 }
 
-/// Is the pipe whose read end we hold as `dup` empty?
-bool empty_pipe(int dup) {
-  int available = 0;
-  return ::ioctl(dup, FIONREAD, &available) == 0 && available == 0;
-}
-
-/// Is descriptor n of the table the read end of a pipe that is empty now? Keeps our duplicate of
-/// it in memory when so, to look again quickly.
-bool empty_read_end(int dir, int n, table_memory& memory) {
-  auto const mode = access_mode(dir, n);
-  if (!mode || *mode != O_RDONLY) return false;
+/// Is descriptor n of the table the read end of a pipe that is empty now? (FIONREAD on a
+/// duplicate taken for the question and closed at once: a read end held on would keep the pipe's
+/// writer from ever seeing EPIPE.)
+bool empty_read_end(table_memory& memory, int n) {
   int const dup = duplicate(memory, n);
   if (dup < 0) return false;
-  if (!empty_pipe(dup)) {
-    ::close(dup);
-    return false;
-  }
-  memory.empty_pipes.emplace_back(n, dup);
-  return true;
+  struct stat st {};
+  int available = 0;
+  bool const empty = ::fstat(dup, &st) == 0 && S_ISFIFO(st.st_mode) &&
+                     (::fcntl(dup, F_GETFL) & O_ACCMODE) == O_RDONLY && ::ioctl(dup, FIONREAD, &available) == 0 &&
+                     available == 0;
+  ::close(dup);
+  return empty;
 }
 
 /// Looks at the descriptors `memory.numbers` of a table: dir is its /proc/PID[/task/TID], fd_dir
@@ -214,18 +214,16 @@ std::optional<table_view> inspect_fds(int dir, int fd_dir, file_id ours, table_m
   table_view p;
   p.readable = true;
   std::vector<int> now_reading, plain;
-  if (!quick) close_all(memory.empty_pipes);
+  if (!quick) memory.empty_pipes.clear();
   for (int n : memory.numbers) {
     if (quick) {
-      auto const h = std::find_if(memory.held.begin(), memory.held.end(), [n](auto const& e) { return e.first == n; });
-      if (h != memory.held.end()) {
-        if (!same_file(memory.tid, n, h->second)) return std::nullopt;
+      // Descriptors we hold duplicates of: still the same files? (kcmp, cheaper than a stat.)
+      if (int const dup = dup_of(memory.held, n); dup >= 0) {
+        if (!same_file(memory.tid, n, dup)) return std::nullopt;
         continue;
       }
-      auto const e = std::find_if(memory.empty_pipes.begin(), memory.empty_pipes.end(),
-                                  [n](auto const& x) { return x.first == n; });
-      if (e != memory.empty_pipes.end()) {
-        if (!same_file(memory.tid, n, e->second) || !empty_pipe(e->second)) return std::nullopt;
+      if (std::find(memory.empty_pipes.begin(), memory.empty_pipes.end(), n) != memory.empty_pipes.end()) {
+        if (!empty_read_end(memory, n)) return std::nullopt;
         continue;
       }
     }
@@ -243,7 +241,11 @@ std::optional<table_view> inspect_fds(int dir, int fd_dir, file_id ours, table_m
     } else if (S_ISFIFO(st.st_mode)) {
       // Another pipe. Its write end could take our pages; its read end could hold pages spliced
       // in before the write end was closed, unless it is empty.
-      if (p.forward.empty() && !empty_read_end(dir, n, memory)) p.forward = describe(fd_dir, n);
+      if (p.forward.empty() && empty_read_end(memory, n)) {
+        memory.empty_pipes.push_back(n);
+      } else if (p.forward.empty()) {
+        p.forward = describe(fd_dir, n);
+      }
     } else if (plain_file(st)) {
       plain.push_back(n);
     } else if ((st.st_mode & S_IFMT) == 0 && p.forward.empty()) {
@@ -381,11 +383,13 @@ struct verdict_builder {
       distrust(taint::forwarder, "reader " + who + " holds " + p.forward + " and could forward pages");
     names += (names.empty() ? "" : ", ") + who;
   }
-  reader_verdict conclude() {
+  /// describe: say who the safe readers are (a re-check that finds them safe only confirms the
+  /// scan, and skips the strings).
+  reader_verdict conclude(bool describe = true) {
     if (v.reason == taint::none && v.readers.empty()) distrust(taint::no_reader, "no reader of the pipe found");
     if (v.reason == taint::none) {
       v.safe = true;
-      v.why = "readers " + names + " hold no other pipe, socket or io_uring";
+      if (describe) v.why = "readers " + names + " hold no other pipe, socket or io_uring";
     }
     return std::move(v);
   }
@@ -395,7 +399,6 @@ struct verdict_builder {
 
 void release(table_memory& memory) {
   close_all(memory.held);
-  close_all(memory.empty_pipes);
   if (memory.pidfd >= 0) ::close(memory.pidfd);
   memory.pidfd = -1;
 }
@@ -471,14 +474,37 @@ reader_verdict inspect_pipe_readers(pipe_facts const& facts, std::string const& 
   return b.conclude();
 }
 
-long newest_pid(std::string const& proc_root) {
-  std::array<char, 512> buf{};
-  std::size_t const n = read_small(AT_FDCWD, (proc_root + "/loadavg").c_str(), buf);
-  // "0.48 0.69 1.34 1/312 2509": the fifth field.
+namespace {
+
+/// The newest pid in the text of /proc/loadavg ("0.48 0.69 1.34 1/312 2509": the fifth field).
+long parse_loadavg(std::array<char, 512> const& buf, std::size_t n) {
   char const* p = buf.data();
   for (int field = 0; field < 4 && p != nullptr; ++field) p = std::strchr(p + 1, ' ');
   if (n == 0 || p == nullptr) return -1;
   return std::strtol(p + 1, nullptr, 10);
+}
+
+}  // namespace
+
+long newest_pid(std::string const& proc_root) {
+  std::array<char, 512> buf{};
+  std::size_t const n = read_small(AT_FDCWD, (proc_root + "/loadavg").c_str(), buf);
+  return parse_loadavg(buf, n);
+}
+
+pid_clock::pid_clock(std::string const& proc_root)
+    : fd_(::open((proc_root + "/loadavg").c_str(), O_RDONLY | O_CLOEXEC)) {}
+
+pid_clock::~pid_clock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+long pid_clock::newest() const {
+  std::array<char, 512> buf{};
+  ssize_t const n = fd_ < 0 ? -1 : ::pread(fd_, buf.data(), buf.size() - 1, 0);
+  if (n <= 0) return -1;
+  buf[static_cast<std::size_t>(n)] = '\0';
+  return parse_loadavg(buf, static_cast<std::size_t>(n));
 }
 
 bool created_harmless(long from, long to, std::string const& proc_root) {
@@ -591,10 +617,10 @@ reader_verdict reader_watch::recheck() {
                  "reader " + std::to_string(w.pid) + " holds " + p.forward + " and could forward pages");
     if (p.reads_ours && std::find(reading.begin(), reading.end(), w.pid) == reading.end()) reading.push_back(w.pid);
   }
-  for (pid_t pid : reading) b.add_reader(pid, "pid", table_view{true, true, {}});
+  b.v.readers = std::move(reading);
   // A reader gone or no longer reading: someone else may hold the pipe now.
-  if (reading.size() != readers_) b.distrust(taint::readers_changed, "the pipe's readers changed");
-  return b.conclude();
+  if (b.v.readers.size() != readers_) b.distrust(taint::readers_changed, "the pipe's readers changed");
+  return b.conclude(false);
 }
 
 }  // namespace fizzgen

@@ -75,6 +75,21 @@ inline reader_verdict inspect_pipe_readers(int fd) { return inspect_pipe_readers
 /// process or thread was created since. -1 when unreadable.
 long newest_pid(std::string const& proc_root = "/proc");
 
+/// newest_pid() through a descriptor held open: a pread instead of an open, a read and a close
+/// (0.9 µs against 3.7 measured; a re-check reads it every time). Thread-safe.
+class pid_clock {
+ public:
+  explicit pid_clock(std::string const& proc_root = "/proc");
+  ~pid_clock();
+  pid_clock(pid_clock const&) = delete;
+  pid_clock& operator=(pid_clock const&) = delete;
+  /// -1 when unreadable.
+  long newest() const;
+
+ private:
+  int fd_ = -1;
+};
+
 /// True when every id in (from, to] is a thread of this process or a kernel thread: created, but
 /// unable to hold our pipe. False when there are too many to look at, the counter wrapped, or one
 /// of them is gone (created and gone between two looks: nobody can say what it held).
@@ -107,8 +122,9 @@ struct table_memory {
   std::vector<int> numbers;               ///< every descriptor it held at the last look
   std::vector<int> read_fds;              ///< those that held our pipe for reading
   std::vector<std::pair<int, int>> held;  ///< (its descriptor, our duplicate of it) for its plain files
-  /// The same for the read ends of other pipes it holds that were empty at the last look.
-  std::vector<std::pair<int, int>> empty_pipes;
+  /// Its descriptors that were read ends of other pipes, empty at the last look (looked at again
+  /// each time: we hold no duplicate of them, which would keep their writers from EPIPE).
+  std::vector<int> empty_pipes;
 };
 /// Closes the descriptors a table_memory holds.
 void release(table_memory& memory);

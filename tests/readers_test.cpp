@@ -263,6 +263,30 @@ TEST_F(Readers, AThreadWithItsOwnTableIsCaught) {
   EXPECT_NE(v.why.find("in thread"), std::string::npos) << v.why;
 }
 
+// fizzgen must hold no duplicate of a pipe's read end (ours, or a reader's other pipes): it would
+// keep the pipe open for reading after the reader exits, and the writer would never see EPIPE.
+TEST_F(Readers, WatchingHoldsNoReadEndThatWouldHideEpipe) {
+  reader_child& child = start_child();
+  ASSERT_TRUE(child.tell(open_read_pipe));
+  reader_verdict const v = inspect_pipe_readers(write_end());
+  ASSERT_TRUE(v.safe) << v.why;
+  reader_watch watch(write_end(), v.readers);
+  ASSERT_TRUE(watch.recheck().safe);
+  ASSERT_TRUE(watch.recheck().safe);  // the quick path, after a full look
+  ASSERT_TRUE(child.tell(quit));
+  ::close(pipe_[0]);  // our own read end: now nobody should be reading
+  pipe_[0] = -1;
+  struct sigaction ignore {};
+  struct sigaction old {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &old);
+  ssize_t const n = ::write(write_end(), "x", 1);
+  int const error = errno;
+  ::sigaction(SIGPIPE, &old, nullptr);
+  EXPECT_EQ(n, -1);
+  EXPECT_EQ(error, EPIPE);
+}
+
 TEST_F(Readers, TheUnsafeReasonNamesWhatTheReaderHolds) {
   reader_child& child = start_child();
   ASSERT_TRUE(child.tell(open_socket));
