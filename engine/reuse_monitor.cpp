@@ -12,10 +12,9 @@ std::uint64_t make_state(std::uint64_t counter, taint reason, bool safe) {
 
 }  // namespace
 
-reuse_monitor::reuse_monitor(int fd, sink const& out)
-    : fd_(fd), out_(out), facts_(pipe_facts_of(fd)), open_counter_(fd) {
-  state_.store(make_state(0, taint::no_reader, false), std::memory_order_relaxed);
-  scan();
+reuse_monitor::reuse_monitor(int fd, sink const& out) : fd_(fd), out_(out), facts_(pipe_facts_of(fd)) {
+  state_.store(make_state(0, taint::not_yet, false), std::memory_order_relaxed);
+  why_ = "readers not inspected yet";
   thread_ = std::jthread([this](std::stop_token stop) { loop(std::move(stop)); });
 }
 
@@ -41,7 +40,8 @@ std::array<std::uint64_t, kTaints> reuse_monitor::breaks() const {
 
 std::optional<std::uint64_t> reuse_monitor::opens() {
   std::lock_guard lock(opens_mutex_);
-  return open_counter_.opens();
+  if (!open_counter_) open_counter_.emplace(fd_);  // before the first scan looks at the readers
+  return open_counter_->opens();
 }
 
 void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket, epoch_facts facts) {
@@ -132,6 +132,19 @@ bool reuse_monitor::vouch(std::uint64_t slots) {
 
 void reuse_monitor::loop(std::stop_token stop) {
   using namespace std::chrono;
+  {
+    // No buffer can be rewritten before the slots emitted after it filled the pipe: until two
+    // pipes' worth went out there is nothing to vouch for.
+    std::unique_lock lock(mutex_);
+    auto pause = 1ms;
+    auto const needed = [this] { return 2 * std::max<std::uint64_t>(1, out_.current_pipe_size() / 4096); };
+    while (!stop.stop_requested() && out_.slots() < needed()) {
+      wake_.wait_for(lock, stop, pause, [] { return false; });
+      pause = std::min<milliseconds>(2 * pause, 20ms);
+    }
+    if (stop.stop_requested()) return;
+  }
+  scan();
   auto const start = steady_clock::now();
   auto last_scan = start;
   long last_pid = pids_.newest();

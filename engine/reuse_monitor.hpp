@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -31,9 +32,11 @@ namespace fizzgen {
 
 class reuse_monitor {
  public:
-  /// Inspects the readers of the pipe on fd once now, then keeps watching in the background.
-  /// `out` is the sink writing to fd: its slot count dates each inspection. Call before anything
-  /// is written into the pipe (its timestamps tell when it was created).
+  /// Watches the readers of the pipe on fd in the background, from the moment a buffer could be
+  /// rewritten (two pipes' worth emitted): a short run never pays for a scan, nor for closing an
+  /// inotify descriptor (an RCU grace period, about 20 ms here). Until the first scan, nothing is
+  /// vouched for. `out` is the sink writing to fd: its slot count dates each inspection. Construct
+  /// before anything is written into the pipe (its timestamps tell when it was created).
   reuse_monitor(int fd, sink const& out);
   ~reuse_monitor();
   reuse_monitor(reuse_monitor const&) = delete;
@@ -81,7 +84,7 @@ class reuse_monitor {
   /// emitted. A scan (facts.watch set) opens a new epoch when safe; a re-check names the
   /// generation of the epoch it checked and only confirms or ends it.
   void publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket, epoch_facts facts);
-  /// Scans /proc when due.
+  /// Waits until buffers could be rewritten, then scans /proc whenever due.
   void loop(std::stop_token stop);
 
   int fd_;
@@ -89,7 +92,7 @@ class reuse_monitor {
   pipe_facts const facts_;
   pid_clock const pids_;
   std::mutex opens_mutex_;
-  open_counter open_counter_;                    ///< guarded by opens_mutex_
+  std::optional<open_counter> open_counter_;     ///< guarded by opens_mutex_; made by the first scan
   std::atomic<std::uint64_t> checked_slots_{0};  ///< slots emitted when the newest safe re-check began
   std::atomic<std::uint64_t> state_{0};
   std::atomic<std::uint8_t> last_break_{0};

@@ -24,6 +24,8 @@ std::string_view to_string(taint t) noexcept {
   switch (t) {
     case taint::none:
       return "none";
+    case taint::not_yet:
+      return "not inspected yet";
     case taint::not_a_pipe:
       return "not a pipe";
     case taint::proc_unreadable:

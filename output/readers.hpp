@@ -30,6 +30,7 @@ struct file_id {
 /// Why a buffer may not be rewritten in place (--stats counts them).
 enum class taint : std::uint8_t {
   none,
+  not_yet,           ///< the readers have not been inspected yet (the run just began)
   not_a_pipe,        ///< the output is not a pipe we can identify
   proc_unreadable,   ///< /proc could not be read
   nested_namespace,  ///< fizzgen runs in a nested pid namespace: holders outside it are invisible

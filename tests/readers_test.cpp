@@ -382,7 +382,7 @@ class slot_sink final : public sink {
   bool shares_pages() const noexcept override { return true; }
   std::string_view path() const noexcept override { return "test"; }
   std::uint64_t slots() const noexcept override { return slots_.load(); }
-  std::atomic<std::uint64_t> slots_{0};
+  std::atomic<std::uint64_t> slots_{2};  ///< past the two pipes' worth the monitor waits for
 };
 
 /// Runs `steps` (which return true when all their expectations held) until one run saw no process
@@ -437,6 +437,7 @@ TEST_F(Readers, AProcessCreatedEndsTheEpoch) {
   start_child();
   slot_sink out;
   reuse_monitor monitor(write_end(), out);
+  for (int i = 0; i < 500 && !reuse_monitor::safe(monitor.state()); ++i) ::usleep(10'000);
   ASSERT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
   out.slots_ = 1000;
   pid_t const other = ::fork();
@@ -469,9 +470,26 @@ TEST_F(Readers, AnOpenThroughProcEndsTheEpoch) {
   });
 }
 
+// Nothing can be rewritten before two pipes' worth was emitted: a short run never scans (nor pays
+// for the inotify descriptor's close).
+TEST_F(Readers, TheMonitorWaitsUntilABufferCouldBeRewritten) {
+  start_child();
+  slot_sink out;
+  out.slots_ = 0;
+  reuse_monitor monitor(write_end(), out);
+  ::usleep(50'000);
+  EXPECT_EQ(monitor.scans(), 0u);
+  EXPECT_EQ(reuse_monitor::reason(monitor.state()), taint::not_yet);
+  EXPECT_FALSE(monitor.vouch(1));
+  out.slots_ = 2;
+  for (int i = 0; i < 500 && monitor.scans() == 0; ++i) ::usleep(10'000);
+  EXPECT_GE(monitor.scans(), 1u);
+}
+
 TEST_F(Readers, TheMonitorFindsAReaderThatComesLater) {
   slot_sink out;
   reuse_monitor monitor(write_end(), out);
+  for (int i = 0; i < 500 && monitor.scans() == 0; ++i) ::usleep(1'000);  // the first scan: nobody
   EXPECT_FALSE(reuse_monitor::safe(monitor.state()));
   start_child();  // a new process: the monitor scans again within 20 ms or so
   for (int i = 0; i < 500 && !reuse_monitor::safe(monitor.state()); ++i) ::usleep(10'000);
