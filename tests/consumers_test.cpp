@@ -150,6 +150,11 @@ TEST_P(Matrix, VerifiedByCheck) {
         } else if (c.expected == auto_path::fresh) {
           EXPECT_NE(gen_err.find("reuse auto (fresh pages"), std::string::npos) << what << "\n" << gen_err;
           EXPECT_EQ(in_place, 0u) << what << "\n" << gen_err;
+        } else if (kSanitized && bytes < (std::uint64_t{64} << 20) &&
+                   gen_err.find("(fresh pages: readers not inspected yet") != std::string::npos) {
+          // A short sanitized run can end before the readers are first inspected (the monitor
+          // starts once two pipes' worth is out): nothing was decided, nothing rewritten.
+          EXPECT_EQ(in_place, 0u) << what << "\n" << gen_err;
         } else {
           EXPECT_NE(gen_err.find("reuse auto (in place"), std::string::npos) << what << "\n" << gen_err;
           // Enough chunks that buffers come round again: then most refills are in place.
