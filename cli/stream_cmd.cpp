@@ -1,5 +1,6 @@
 #include "cli/stream_cmd.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +204,15 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   if (t.stats) print_stats(stderr, setup, report);
   if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
     std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
+  if (monitor) {
+    // The stream is over: the reader sees its end now, not after the monitor's teardown (closing
+    // its inotify descriptor waits for an RCU grace period, about 20 ms here).
+    if (int const null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
+      ::dup2(null, STDOUT_FILENO);
+      ::close(null);
+    }
+    monitor.reset();
+  }
 
   signals.finish();  // a signal arrived: end the process with it, now that the statistics are out
   return exit_status(report.status, report.error);
