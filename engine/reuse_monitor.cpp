@@ -94,6 +94,7 @@ void reuse_monitor::scan() {
 }
 
 void reuse_monitor::recheck() {
+  auto const began = std::chrono::steady_clock::now();
   epoch_facts epoch;
   {
     std::lock_guard lock(mutex_);
@@ -119,6 +120,8 @@ void reuse_monitor::recheck() {
   }
   epoch.watch = nullptr;
   publish(v, slots, ticket, std::move(epoch));
+  auto const ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began);
+  recheck_ns_.fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
 }
 
 bool reuse_monitor::vouch(std::uint64_t slots) {

@@ -62,6 +62,10 @@ class reuse_monitor {
   std::string safe_why() const;
   std::uint64_t scans() const noexcept { return scans_.load(std::memory_order_relaxed); }
   std::uint64_t rechecks() const noexcept { return rechecks_.load(std::memory_order_relaxed); }
+  /// Seconds spent in re-checks, on whichever thread made them.
+  double recheck_seconds() const noexcept {
+    return static_cast<double>(recheck_ns_.load(std::memory_order_relaxed)) * 1e-9;
+  }
   std::uint64_t epochs() const noexcept { return epochs_.load(std::memory_order_relaxed); }
   /// How many epochs ended (or scans found no safe epoch), by reason.
   std::array<std::uint64_t, kTaints> breaks() const;
@@ -96,7 +100,7 @@ class reuse_monitor {
   std::atomic<std::uint64_t> checked_slots_{0};  ///< slots emitted when the newest safe re-check began
   std::atomic<std::uint64_t> state_{0};
   std::atomic<std::uint8_t> last_break_{0};
-  std::atomic<std::uint64_t> scans_{0}, rechecks_{0}, epochs_{0};
+  std::atomic<std::uint64_t> scans_{0}, rechecks_{0}, epochs_{0}, recheck_ns_{0};
   std::atomic<std::uint64_t> tickets_{0};  ///< drawn when an inspection begins: orders the verdicts
   std::mutex recheck_mutex_;               ///< one re-check at a time: the others find it vouched for them
   mutable std::mutex mutex_;               ///< guards the five below and every change of state_
