@@ -41,7 +41,8 @@ int list_archs() {
 int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
   window const w = parse_window(f, t);
   kernel_arch const& arch = choose_arch(arch_name);
-  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, chunk_bytes_option(t, fizzbuzz::kDefaultChunkBytes), arch);
+  std::size_t const chunk = t.reuse == "never" ? fizzbuzz::kFreshPagesChunkBytes : fizzbuzz::kDefaultChunkBytes;
+  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, chunk_bytes_option(t, chunk), arch);
   return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes));
 }
 
