@@ -89,6 +89,8 @@ void reuse_monitor::scan() {
   if (facts.pid < 0 && v.safe) v = {false, taint::proc_unreadable, "cannot read the newest pid", {}};
   facts.opens = opened.value_or(0);
   facts.watch = std::make_shared<reader_watch>(fd_, v.readers);
+  facts.readers = v.readers;
+  std::sort(facts.readers.begin(), facts.readers.end());
   scans_.fetch_add(1, std::memory_order_relaxed);
   publish(v, slots, ticket, std::move(facts));
 }
@@ -122,6 +124,24 @@ void reuse_monitor::recheck() {
   publish(v, slots, ticket, std::move(epoch));
   auto const ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began);
   recheck_ns_.fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
+}
+
+void reuse_monitor::confirm() {
+  epoch_facts epoch;
+  {
+    std::lock_guard lock(mutex_);
+    epoch = epoch_;
+  }
+  std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::uint64_t const slots = out_.slots();
+  reader_verdict v = inspect_pipe_readers(facts_);
+  scans_.fetch_add(1, std::memory_order_relaxed);
+  std::sort(v.readers.begin(), v.readers.end());
+  if (v.safe && v.readers != epoch.readers)
+    v = {false, taint::readers_changed, "a scan found readers the epoch's scan did not: " + v.why, {}};
+  if (v.safe) return;  // confirmed: the re-checks go on vouching
+  epoch.watch = nullptr;
+  publish(v, slots, ticket, std::move(epoch));
 }
 
 bool reuse_monitor::vouch(std::uint64_t slots) {
@@ -170,6 +190,9 @@ void reuse_monitor::loop(std::stop_token stop) {
       if (pid != epoch_pid || opened) {
         std::lock_guard const one_at_a_time(recheck_mutex_);
         recheck();
+      } else if (now - last_scan >= 500ms) {
+        confirm();
+        last_scan = now;
       }
     }
     if (!safe(state())) {

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "output/readers.hpp"
 #include "output/sink.hpp"
@@ -74,14 +75,19 @@ class reuse_monitor {
   /// What an epoch rests on, besides its readers: read when its scan began.
   struct epoch_facts {
     std::shared_ptr<reader_watch> watch;
-    long pid = -1;            ///< the newest pid (processes created after it are new)
-    std::uint64_t opens = 0;  ///< opens of the pipe
+    std::vector<pid_t> readers;  ///< whom the scan found holding the read end
+    long pid = -1;               ///< the newest pid (processes created after it are new)
+    std::uint64_t opens = 0;     ///< opens of the pipe
     std::uint64_t generation = 0;
   };
   /// Scans /proc and publishes what it found.
   void scan();
   /// Re-checks the current epoch and publishes what it found; the caller holds recheck_mutex_.
   void recheck();
+  /// Scans /proc again during an epoch: ends it when the scan finds it unsafe or finds readers
+  /// the epoch's scan did not (a process that took the pipe without an open, a fork or a socket
+  /// seen: by pidfd_getfd, or through a socket opened and closed between two looks).
+  void confirm();
   /// Opens of the pipe so far; nullopt when they cannot be counted.
   std::optional<std::uint64_t> opens();
   /// Publishes the verdict of the inspection that drew `ticket` when `slots` slots had been

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -484,6 +485,61 @@ TEST_F(Readers, TheMonitorWaitsUntilABufferCouldBeRewritten) {
   out.slots_ = 2;
   for (int i = 0; i < 500 && monitor.scans() == 0; ++i) ::usleep(10'000);
   EXPECT_GE(monitor.scans(), 1u);
+}
+
+/// Sends descriptor fd over the unix socket `via` (SCM_RIGHTS).
+bool send_fd(int via, int fd) {
+  char byte = 'x';
+  iovec io{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &io;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return ::sendmsg(via, &msg, 0) == 1;
+}
+
+// A process that existed before the epoch and takes the pipe without an open, a fork or a socket
+// any reader holds (here: it is handed the read end by a process fizzgen does not inspect, its
+// own; pidfd_getfd would do the same): the periodic scan during an epoch finds it and ends it.
+TEST_F(Readers, AnOldProcessThatTakesThePipeLaterIsFound) {
+  start_child();
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  pid_t const taker = ::fork();
+  ASSERT_GE(taker, 0);
+  if (taker == 0) {  // holds a socket, not the pipe: harmless until it receives the read end
+    ::dup2(sv[1], 3);
+    for (int fd = 4; fd < 1024; ++fd) ::close(fd);
+    char byte = 0;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec io{&byte, 1};
+    msghdr msg{};
+    msg.msg_iov = &io;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    (void)::recvmsg(3, &msg, 0);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(sv[1]);
+  slot_sink out;
+  reuse_monitor monitor(write_end(), out);
+  for (int i = 0; i < 500 && !reuse_monitor::safe(monitor.state()); ++i) ::usleep(10'000);
+  ASSERT_TRUE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  ASSERT_TRUE(send_fd(sv[0], pipe_[0]));
+  for (int i = 0; i < 300 && reuse_monitor::safe(monitor.state()); ++i) ::usleep(10'000);
+  EXPECT_FALSE(reuse_monitor::safe(monitor.state())) << monitor.why();
+  ::kill(taker, SIGKILL);
+  ::waitpid(taker, nullptr, 0);
+  ::close(sv[0]);
 }
 
 TEST_F(Readers, TheMonitorFindsAReaderThatComesLater) {
