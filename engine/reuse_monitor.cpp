@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 namespace fizzgen {
 namespace {
@@ -70,7 +71,12 @@ void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::u
   }
   newest_unsafe_ticket_ = std::max(newest_unsafe_ticket_, ticket);
   if (safe(s) || full) breaks_[static_cast<std::size_t>(v.reason)] += 1;
-  if (safe(s)) last_break_.store(static_cast<std::uint8_t>(v.reason), std::memory_order_relaxed);
+  if (safe(s)) {
+    last_break_.store(static_cast<std::uint8_t>(v.reason), std::memory_order_relaxed);
+    // Every buffer emitted until the next epoch opens goes to fresh pages: open it soon.
+    rescan_ = true;
+    wake_.notify_all();
+  }
   if (safe(s) || reason(s) != v.reason)
     state_.store(make_state(counter + 1, v.reason, false), std::memory_order_release);  // pairs with state()
   why_ = v.why;
@@ -176,8 +182,9 @@ void reuse_monitor::loop(std::stop_token stop) {
     // Every wake-up costs the workers and the reader more than its own few microseconds (they
     // may be preempted mid-vmsplice): measured, waking every 2 ms instead of every 20 ms slowed
     // the default into pv by a tenth.
-    wake_.wait_for(lock, stop, 20ms, [] { return false; });
+    wake_.wait_for(lock, stop, 20ms, [this] { return rescan_; });
     if (stop.stop_requested()) break;
+    bool const rescan = std::exchange(rescan_, false);
     long const epoch_pid = epoch_.pid;
     std::uint64_t const epoch_opens = epoch_.opens;
     lock.unlock();
@@ -200,7 +207,7 @@ void reuse_monitor::loop(std::stop_token stop) {
       // A pipeline still settling is scanned often; after that a scan costs a CPU's while on
       // every wake-up, so only news (a process, an open) or a quarter of a second brings one.
       bool const news = (pid != last_pid || opened) && now - last_scan >= 60ms;
-      if (!settled || news || now - last_scan >= 250ms) {
+      if (!settled || news || rescan || now - last_scan >= 250ms) {
         last_pid = pid;
         scan();
         last_scan = now;

@@ -109,10 +109,11 @@ class reuse_monitor {
   std::atomic<std::uint64_t> scans_{0}, rechecks_{0}, epochs_{0}, recheck_ns_{0};
   std::atomic<std::uint64_t> tickets_{0};  ///< drawn when an inspection begins: orders the verdicts
   std::mutex recheck_mutex_;               ///< one re-check at a time: the others find it vouched for them
-  mutable std::mutex mutex_;               ///< guards the five below and every change of state_
+  mutable std::mutex mutex_;               ///< guards the six below and every change of state_
   std::string why_, safe_why_;
   epoch_facts epoch_;                       ///< what the newest scan found
   std::uint64_t newest_unsafe_ticket_ = 0;  ///< 0: none yet (tickets start at 1)
+  bool rescan_ = false;                     ///< an epoch just ended: scan for the next one at once
   std::array<std::uint64_t, kTaints> breaks_{};
   std::condition_variable_any wake_;
   std::jthread thread_;
