@@ -165,11 +165,11 @@ void reuse_monitor::loop(std::stop_token stop) {
     // No buffer can be rewritten before the slots emitted after it filled the pipe: until two
     // pipes' worth went out there is nothing to vouch for.
     std::unique_lock lock(mutex_);
-    auto pause = 1ms;
+    auto pause = microseconds(100);
     auto const needed = [this] { return 2 * std::max<std::uint64_t>(1, out_.current_pipe_size() / 4096); };
     while (!stop.stop_requested() && out_.slots() < needed()) {
       wake_.wait_for(lock, stop, pause, [] { return false; });
-      pause = std::min<milliseconds>(2 * pause, 20ms);
+      pause = std::min<microseconds>(2 * pause, 20ms);
     }
     if (stop.stop_requested()) return;
   }
