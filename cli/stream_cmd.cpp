@@ -163,7 +163,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   options.stop = signals.token();
   // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
   std::optional<reuse_monitor> monitor;
-  if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only) {
+  // A constant stream (yes) never rewrites a buffer: nothing to decide.
+  if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only && !gen.constant()) {
     monitor.emplace(STDOUT_FILENO, *out);
     options.monitor = &*monitor;
   }
