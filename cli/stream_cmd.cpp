@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -193,8 +194,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     bool const in_place = monitor->epochs() > 0 && (reused > 0 || reuse_monitor::safe(monitor->state()));
     setup.reuse += in_place ? " (in place: " + monitor->safe_why() : " (fresh pages: " + monitor->why();
     setup.reuse += "; " + std::to_string(monitor->scans()) + " scans of /proc, " + std::to_string(monitor->rechecks()) +
-                   " re-checks (" + std::to_string(static_cast<long>(monitor->recheck_seconds() * 1e3 + 0.5)) +
-                   " ms), " + std::to_string(monitor->epochs()) + " safe epochs";
+                   " re-checks (" + std::to_string(std::lround(monitor->recheck_seconds() * 1e3)) + " ms), " +
+                   std::to_string(monitor->epochs()) + " safe epochs";
     std::string ended;
     auto const breaks = monitor->breaks();
     for (std::size_t i = 0; i < breaks.size(); ++i)
