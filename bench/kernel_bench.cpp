@@ -61,9 +61,23 @@ void register_all() {
           name.c_str(), [&arch, s](benchmark::State& st) { fill_chunks(st, arch, s.from, classic_rules()); });
     }
   }
-  benchmark::RegisterBenchmark("custom/2:a,3:bb,7:ccc/from_1e9", [](benchmark::State& st) {
-    fill_chunks(st, kernel_archs().back(), "1000000000", {{2, "a"}, {3, "bb"}, {7, "ccc"}});
-  });
+  // Custom rules: the template kernel on the vector archs, the table path on scalar. Periods 105,
+  // 14 and 2000 (Q = lcm(period, 10) lines of precomputed stores).
+  struct custom {
+    char const* label;
+    rule_set rules;
+  };
+  for (custom const& c : {custom{"3:Fizz,5:Buzz,7:Bazz", {{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}}},
+                          custom{"2:Even,7:Seven", {{2, "Even"}, {7, "Seven"}}},
+                          custom{"16:Sixteen,125:Hundred", {{16, "Sixteen"}, {125, "Hundred"}}}}) {
+    for (start s : {start{"from_1", "1"}, start{"from_1e9", "1000000000"}}) {
+      for (auto const& arch : kernel_archs()) {
+        std::string const name = "custom/" + std::string(c.label) + "/" + s.label + "/" + std::string(arch.name);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [&arch, s, c](benchmark::State& st) { fill_chunks(st, arch, s.from, c.rules); });
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -9,8 +9,15 @@
 
 namespace fizzgen {
 
+struct rule_template;
+
 /// Writes 30-line classic FizzBuzz blocks; see fizzbuzz_blocks.
 using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
+
+/// Writes custom-rules lines with the template kernel (generators/rule_template.hpp); nullptr when
+/// this arch's vectors are too narrow for the width or the longest word line.
+using template_fn = char* (*)(char* out, rule_template const& t, char const* number, std::size_t width,
+                              std::uint64_t phase, std::uint64_t lines) noexcept;
 
 struct kernel_arch {
   std::string_view name;
@@ -18,6 +25,7 @@ struct kernel_arch {
   blocks_fn blocks = nullptr;    ///< nullptr: the scalar reference path only
   bool available = false;        ///< the CPU can run it
   std::size_t vector_bytes = 0;  ///< bytes the kernel may store past its end
+  template_fn rules = nullptr;   ///< the custom-rules template kernel; nullptr: the table path only
 };
 
 /// Every arch the binary carries, best first; the last is "scalar", always available.

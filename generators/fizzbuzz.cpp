@@ -51,6 +51,15 @@ fizzbuzz::fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint6
     }
     table_words_.append(kCopy, '\0');
     if (period_ != 0) from_mod_period_ = from.mod(period_);
+    if (arch_->rules != nullptr) template_ = rule_template::build(rules_, period_);
+    if (template_) {
+      from_mod_block_ = from.mod(template_->block_lines);
+      // The widths the stream reaches: offsets stay below 2^64, so at most 20 more digits.
+      std::size_t const first = from.digits().size();
+      std::size_t const last =
+          total_lines ? from.plus(std::max<std::uint64_t>(*total_lines, 1) - 1).digits().size() : first + 20;
+      template_->plan_widths(first, last, arch_->vector_bytes);
+    }
   }
   // The vector kernel, and the table path's fixed-size copies, store past the last line.
   capacity_ += std::max(arch_->vector_bytes, kCopy);
@@ -94,6 +103,13 @@ std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexc
   auto const scalar = [&](char* p, std::uint64_t n) { return plain_lines(p, s.number, s.residue, rules_, n); };
   if (!classic_) {
     if (period_ == 0) return static_cast<std::size_t>(scalar(begin, c.lines) - begin);
+    // Chunks never mix widths, so the template kernel takes a whole chunk or none of it.
+    if (template_ && s.number.size() >= 2) {
+      std::uint64_t const q = template_->block_lines;
+      std::uint64_t const phase = (from_mod_block_ + c.first_line % q) % q;
+      if (char* end = arch_->rules(begin, *template_, s.number.data(), s.number.size(), phase, c.lines))
+        return static_cast<std::size_t>(end - begin);
+    }
     std::uint64_t const phase = (from_mod_period_ + c.first_line % period_) % period_;
     return static_cast<std::size_t>(table_lines(begin, s.number, phase, c.lines) - begin);
   }

@@ -8,6 +8,7 @@
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
+#include "generators/rule_template.hpp"
 #include "generators/rules.hpp"
 #include "generators/width_plan.hpp"
 
@@ -34,8 +35,11 @@ class fizzbuzz final : public generator {
   /// The most lines any chunk holds.
   std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }
   kernel_arch const& arch() const noexcept { return *arch_; }
-  /// True when the vector kernel writes (most of) the stream: classic rules and a vector arch.
-  bool uses_kernel() const noexcept { return classic_; }
+  /// True when a vector kernel writes (most of) the stream: classic rules and a vector arch, or
+  /// custom rules of a short period whose words fit the arch's vectors (the template kernel).
+  bool uses_kernel() const noexcept {
+    return classic_ || (template_ && template_->longest_word + 1 <= arch_->vector_bytes);
+  }
 
  private:
   rule_set rules_;
@@ -50,6 +54,10 @@ class fizzbuzz final : public generator {
   std::string table_words_;   ///< followed by 32 bytes of padding for fixed-size copies
   std::uint64_t period_ = 0;  ///< 0: no table
   std::uint64_t from_mod_period_ = 0;
+  /// Custom rules of a period up to rule_template::kMaxPeriod on a vector arch: the template
+  /// kernel writes every chunk of width >= 2 it can (the table path the rest).
+  std::optional<rule_template> template_;
+  std::uint64_t from_mod_block_ = 0;  ///< from mod template_->block_lines
   char* table_lines(char* p, std::string const& first, std::uint64_t phase, std::uint64_t count) const noexcept;
   std::size_t capacity_ = 0;
   kernel_arch const* arch_;

@@ -481,3 +481,115 @@ TEST(FizzBuzzArch, SeededRandomWindows) {
 }
 
 }  // namespace
+
+// ---- the custom-rules template kernel against the oracle ----------------------------------------
+// It writes whole chunks of one width: line by line up to a multiple of Q = lcm(period, 10), then
+// whole Q-line blocks of precomputed stores, then line by line again. So the windows below are long
+// enough for whole blocks on both sides of a roll-over, and chunks are cut at many phases.
+
+namespace {
+
+/// Rule sets of short periods: the goal's examples, a 2000-line period, one whose Q is ten times
+/// its period, words longer than a 16-byte vector, a single rule, and the longest period built.
+std::vector<oracle::rules> template_rule_sets() {
+  return {
+      {{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}},
+      {{2, "Even"}, {7, "Seven"}},
+      {{16, "Sixteen"}, {125, "Hundred"}},
+      {{3, "a"}, {7, "bb"}, {11, "ccc"}},  // period 231, Q 2310
+      {{2, "LONGWORDLONGWORDLONG"}, {3, "x"}},
+      {{4, "Four"}},
+      {{4096, "Big"}, {2, "e"}},
+  };
+}
+
+// Counts the calls that reached the template kernel, then delegates to the best real one.
+std::uint64_t g_template_calls = 0;
+fizzgen::template_fn g_template_inner = nullptr;
+char* counting_template(char* out, fizzgen::rule_template const& t, char const* number, std::size_t width,
+                        std::uint64_t phase, std::uint64_t lines) noexcept {
+  char* const end = g_template_inner(out, t, number, width, phase, lines);
+  if (end != nullptr) ++g_template_calls;
+  return end;
+}
+
+TEST(FizzBuzzRules, TemplateKernelIsReachedOnlyForShortPeriods) {
+  fizzgen::kernel_arch const* best = nullptr;
+  for (auto const* a : available_archs())
+    if (a->rules != nullptr && best == nullptr) best = a;
+  if (best == nullptr) GTEST_SKIP() << "no vector arch on this CPU";
+  g_template_inner = best->rules;
+  fizzgen::kernel_arch counting = *best;
+  counting.name = "counting";
+  counting.rules = counting_template;
+  for (oracle::rules const& rs : template_rule_sets()) {
+    g_template_calls = 0;
+    expect_window("999000", rs, 20000, 65536, counting);
+    EXPECT_GT(g_template_calls, 0u) << rs.front().second;
+    EXPECT_TRUE(fizzbuzz(dec("1"), to_rules(rs), std::nullopt, 65536, *best).uses_kernel());
+  }
+  // A period over rule_template::kMaxPeriod, and the scalar arch, keep the table path.
+  g_template_calls = 0;
+  expect_window("1", oracle::rules{{4099, "P"}, {2, "e"}}, 9000, 65536, counting);
+  EXPECT_EQ(g_template_calls, 0u);
+  EXPECT_FALSE(
+      fizzbuzz(dec("1"), to_rules(oracle::rules{{4099, "P"}, {2, "e"}}), std::nullopt, 65536, counting).uses_kernel());
+  EXPECT_FALSE(
+      fizzbuzz(dec("1"), to_rules(oracle::rules{{3, "F"}}), std::nullopt, 65536, fizzgen::kernel_archs().back())
+          .uses_kernel());
+}
+
+TEST(FizzBuzzRules, TemplateKernelEveryArchAcrossRollOvers) {
+  for (auto const* arch : available_archs()) {
+    for (oracle::rules const& rs : template_rule_sets()) {
+      for (unsigned k : {1u, 2u, 3u, 5u, 9u, 10u, 15u, 19u, 20u, 31u, 32u, 40u, 62u, 63u, 64u}) {
+        std::string const from = k == 1 ? "1" : oracle::pow10_minus(k, 2500);
+        for (std::size_t cb : {std::size_t{1000}, std::size_t{65536}}) {
+          expect_window(from, rs, 6000, cb, *arch);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST(FizzBuzzRules, TemplateKernelEveryArchAcrossTwoToThe64) {
+  for (auto const* arch : available_archs()) {
+    for (oracle::rules const& rs : template_rule_sets()) {
+      for (std::uint64_t back : {1, 17, 1000, 4321}) {
+        std::string const start = to_string_u128((oracle::u128{1} << 64) - back);
+        expect_window(start, rs, 2 * back + 3000, 4096, *arch);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(FizzBuzzRules, TemplateKernelEveryArchSeededRandom) {
+  std::mt19937_64 rng(0x7E3A1);
+  std::vector<std::string> const words{"Fizz", "Buzz", "a", "bb", "Seven", "Bazz", "LONGWORDLONGWORDLONGWORD"};
+  for (int iter = 0; iter < 120; ++iter) {
+    unsigned const k = 1 + static_cast<unsigned>(rng() % 40);
+    std::string from;
+    if (iter % 2 == 0 && k >= 3) {
+      from = oracle::pow10_minus(k, 1 + rng() % 5000);  // straddles a roll-over
+    } else {
+      from += static_cast<char>('1' + rng() % 9);
+      for (unsigned i = 1; i < k; ++i) from += static_cast<char>('0' + rng() % 10);
+    }
+    // Divisors whose lcm stays short: mostly small, sometimes up to 2000.
+    oracle::rules rs;
+    for (std::size_t r = 0, n = 1 + rng() % 3; r < n; ++r) {
+      std::uint64_t const d = rng() % 4 == 0 ? 1 + rng() % 2000 : 1 + rng() % 12;
+      rs.push_back({d, words[rng() % words.size()]});
+    }
+    std::uint64_t const count = 1 + rng() % 12000;
+    std::size_t const cb = 64 + rng() % 100000;
+    for (auto const* arch : available_archs()) {
+      expect_window(from, rs, count, cb, *arch);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+}  // namespace

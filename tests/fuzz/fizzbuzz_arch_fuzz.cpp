@@ -2,7 +2,8 @@
 // chunks of the same FizzBuzz window, and each must give the scalar arch's bytes exactly; the
 // scalar bytes must match the line-at-a-time oracle. Chunks are filled into buffers of exactly
 // chunk_capacity() bytes, so ASan sees any store past the capacity the generator promised.
-// Input: flags (bit 0 custom rules, bit 1 unbounded), from '\n' (up to 70 digits: past every
+// Input: flags (bit 0 custom rules, bit 1 unbounded, bit 2 divisors 1..12, whose short periods
+// take the custom-rules template kernel's whole blocks), from '\n' (up to 70 digits: past every
 // kernel's widest prefix), total lines (3 bytes), chunk bytes (3 bytes), then with bit 0 a rule
 // count and rules (size byte [8-byte divisor] word '\n').
 
@@ -64,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
       std::uint8_t const k = in.byte();
       std::uint64_t divisor = k < 0xf0 ? k + 1u : in.le(8);
       if (divisor == 0) divisor = 1;
+      if ((flags & 4) != 0) divisor = divisor % 12 + 1;
       std::string const word = fuzz::word(in.line(), 64);
       rules.push_back({divisor, word});
       oracle_rules.emplace_back(divisor, word);

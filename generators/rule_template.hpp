@@ -1,0 +1,86 @@
+#pragma once
+// The template kernel for custom rules: the classic kernel's idea for any rules whose period P (the
+// lcm of the divisors) is short. Over Q = lcm(P, 10) lines starting at a multiple of Q, the line at
+// phase j is always the same word, or a number whose units digit is j mod 10; the other digits
+// ("prefix", the number div 10) are the same for ten lines and then go up by one. So every line is
+// one vector store of a precomputed image (a word, or units digit and newline) ORed with the prefix
+// masked in or out, and the only arithmetic is one decimal increment of the prefix every ten lines.
+// Whole blocks go faster still: a plan per width lists the block's stores, one per number line
+// (its image carrying the words after it) plus one per stretch of words no store reached, and
+// each is an image ORed with the prefix of its group of ten (the prefixes of a block computed
+// first, two table lookups each).
+//
+// This header holds the per-rules table and declares the functor; generators/simd/rule_template_
+// <arch>.cpp instantiate it from rule_template_impl.hpp, each compiled for its instruction set.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generators/rules.hpp"
+
+namespace fizzgen {
+
+/// One store of a whole block: image `image` ORed with prefix `group` (the zero vector for words).
+struct block_store {
+  std::uint32_t offset;
+  std::uint16_t group;
+  std::uint16_t image;
+};
+
+/// The stores that write one block (Q lines from phase 0) at one digit width, with `store_bytes`
+/// vectors. Built once per width: planning costs about as much as writing the block.
+struct block_plan {
+  std::size_t store_bytes = 0;  ///< 0: not planned, the kernel goes line by line
+  std::size_t block_bytes = 0;
+  std::vector<block_store> stores;
+  std::vector<std::uint8_t> images;  ///< store_bytes bytes each
+};
+
+struct rule_template {
+  /// Longest period the template is built for: the table holds lcm(P, 10) <= 10P bytes, read
+  /// once per block, so it must stay small next to an L2-sized chunk.
+  static constexpr std::uint64_t kMaxPeriod = 4096;
+  /// Distinct word lines a kernel keeps as vector images (on its stack), besides the ten units digits.
+  static constexpr std::size_t kMaxWords = 54;
+  static constexpr std::size_t kImages = 10 + kMaxWords;
+
+  std::uint64_t block_lines = 0;  ///< Q = lcm(P, 10)
+  /// By phase j in [0, Q): image j mod 10 (a number line) or 10 + w (the line is words[w]).
+  std::vector<std::uint8_t> line_image;
+  std::vector<std::string> words;  ///< the distinct word lines, without the newline
+  std::size_t longest_word = 0;
+  std::vector<block_plan> plans;  ///< by digit width
+
+  /// Blocks longer than this go line by line: a plan holds about 10 bytes per line and width.
+  static constexpr std::uint64_t kMaxPlannedBlock = 20000;
+
+  /// The vector bytes a kernel whose widest vector is `vector_bytes` stores for lines of at most
+  /// `line` bytes, or 0 when they do not fit. 32-byte stores even for short lines: each carries
+  /// more of the words after a number, so a block needs fewer (3:Fizz 5:Buzz 7:Bazz from 1: 19.9
+  /// GiB/s against 12.3 with 16); 64-byte ones, which split a cache line on most stores, only for
+  /// longer lines (11.3 GiB/s there).
+  static std::size_t store_bytes(std::size_t line, std::size_t vector_bytes) noexcept;
+
+  /// Plans the blocks of every width in [first, last] (clipped to what the vectors hold) for a
+  /// kernel whose widest vector is `vector_bytes`.
+  void plan_widths(std::size_t first, std::size_t last, std::size_t vector_bytes);
+
+  /// The table for `rules` of period `period` (the lcm of their divisors); nullopt when the period
+  /// is 0 or over kMaxPeriod, or the distinct word lines are more than kMaxWords.
+  static std::optional<rule_template> build(rule_set const& rules, std::uint64_t period);
+};
+
+struct rule_template_fill {
+  /// Writes `lines` lines from the number whose `width` >= 2 digits are at `number`, which is
+  /// `phase` mod t.block_lines; every number written must keep `width` digits. Stores up to one
+  /// vector (Arch's width) past the returned end. Requires width + 1 and t.longest_word + 1 to be
+  /// at most Arch's vector width.
+  template <class Arch>
+  char* operator()(Arch, char* out, rule_template const& t, char const* number, std::size_t width, std::uint64_t phase,
+                   std::uint64_t lines) const noexcept;
+};
+
+}  // namespace fizzgen
