@@ -393,6 +393,9 @@ template <class Steps>
 void undisturbed(Steps steps) {
   for (int attempt = 0; attempt < 50; ++attempt) {
     long const before = newest_pid();
+    // The monitor looks at the newest pid every 20 ms: by now it has acted on any process created
+    // before `before`, and steps() waits for the epoch it then opens.
+    ::usleep(50'000);
     bool const held = steps();
     if (newest_pid() == before) {
       EXPECT_TRUE(held);
