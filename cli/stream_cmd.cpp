@@ -187,11 +187,12 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {
-    // The path this reader gets: in place when an epoch opened and buffers were rewritten in it
-    // or it still lasts (the findings that ended epochs follow), fresh pages otherwise.
+    // The path this reader gets: in place when an epoch opened and buffers were rewritten in it,
+    // or the newest scan found the readers safe (processes created elsewhere may have ended
+    // epochs: the findings follow, and each worker says where its buffers went).
     std::uint64_t reused = 0;
     for (worker_stats const& w : report.workers) reused += w.reused;
-    bool const in_place = monitor->epochs() > 0 && (reused > 0 || reuse_monitor::safe(monitor->state()));
+    bool const in_place = monitor->epochs() > 0 && (reused > 0 || monitor->readers_safe());
     setup.reuse += in_place ? " (in place: " + monitor->safe_why() : " (fresh pages: " + monitor->why();
     setup.reuse += "; " + std::to_string(monitor->scans()) + " scans of /proc, " + std::to_string(monitor->rechecks()) +
                    " re-checks (" + std::to_string(std::lround(monitor->recheck_seconds() * 1e3)) + " ms), " +

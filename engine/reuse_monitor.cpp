@@ -94,6 +94,7 @@ void reuse_monitor::scan() {
   if (!opened && v.safe) v = {false, taint::pipe_opened, "cannot watch the pipe for opens (inotify)", {}};
   if (facts.pid < 0 && v.safe) v = {false, taint::proc_unreadable, "cannot read the newest pid", {}};
   facts.opens = opened.value_or(0);
+  readers_safe_.store(v.safe, std::memory_order_relaxed);
   facts.watch = std::make_shared<reader_watch>(fd_, v.readers);
   facts.readers = v.readers;
   std::sort(facts.readers.begin(), facts.readers.end());
@@ -145,6 +146,7 @@ void reuse_monitor::confirm() {
   std::sort(v.readers.begin(), v.readers.end());
   if (v.safe && v.readers != epoch.readers)
     v = {false, taint::readers_changed, "a scan found readers the epoch's scan did not: " + v.why, {}};
+  readers_safe_.store(v.safe, std::memory_order_relaxed);
   if (v.safe) return;  // confirmed: the re-checks go on vouching
   epoch.watch = nullptr;
   publish(v, slots, ticket, std::move(epoch));

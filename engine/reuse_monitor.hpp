@@ -61,6 +61,9 @@ class reuse_monitor {
   std::string why() const;
   /// What the newest safe epoch rested on ("" when none opened).
   std::string safe_why() const;
+  /// The newest full scan found the readers safe (whatever ended epochs since: a process
+  /// created elsewhere says nothing about these readers).
+  bool readers_safe() const noexcept { return readers_safe_.load(std::memory_order_relaxed); }
   std::uint64_t scans() const noexcept { return scans_.load(std::memory_order_relaxed); }
   std::uint64_t rechecks() const noexcept { return rechecks_.load(std::memory_order_relaxed); }
   /// Seconds spent in re-checks, on whichever thread made them.
@@ -106,6 +109,7 @@ class reuse_monitor {
   std::atomic<std::uint64_t> checked_slots_{0};  ///< slots emitted when the newest safe re-check began
   std::atomic<std::uint64_t> state_{0};
   std::atomic<std::uint8_t> last_break_{0};
+  std::atomic<bool> readers_safe_{false};
   std::atomic<std::uint64_t> scans_{0}, rechecks_{0}, epochs_{0}, recheck_ns_{0};
   std::atomic<std::uint64_t> tickets_{0};  ///< drawn when an inspection begins: orders the verdicts
   std::mutex recheck_mutex_;               ///< one re-check at a time: the others find it vouched for them
