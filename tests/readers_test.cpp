@@ -149,6 +149,9 @@ class Readers : public ::testing::Test {
     sigaddset(&usr1, SIGUSR1);
     ::sigprocmask(SIG_BLOCK, &usr1, nullptr);
     ASSERT_EQ(::pipe(pipe_), 0);
+    // In a nested pid namespace every verdict is unsafe by design (holders outside it are
+    // invisible): nothing below can be shown there.
+    if (!pipe_facts_of(pipe_[1]).initial_namespace) GTEST_SKIP() << "fizzgen runs in a nested pid namespace";
     char dir[] = "/tmp/fizzgen-readers-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
     dir_ = dir;
