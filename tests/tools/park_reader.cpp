@@ -26,22 +26,12 @@
 #include <ctime>
 #include <vector>
 
+#include "tool_util.hpp"
+
+char const* const kToolName = "park_reader";
+bool const kQuietOnEpipe = false;
+
 namespace {
-
-[[noreturn]] void die(char const* what) {
-  std::fprintf(stderr, "park_reader: %s: %s\n", what, std::strerror(errno));
-  std::exit(1);
-}
-
-unsigned long number(char const* s) {
-  char* end = nullptr;
-  unsigned long const v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0') {
-    std::fprintf(stderr, "park_reader: bad number '%s'\n", s);
-    std::exit(2);
-  }
-  return v;
-}
 
 /// Writes n bytes at offset `at` of stdout.
 void put(char const* data, std::size_t n, off_t at) {

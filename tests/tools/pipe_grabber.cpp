@@ -33,22 +33,12 @@
 #include <string>
 #include <vector>
 
+#include "tool_util.hpp"
+
+char const* const kToolName = "pipe_grabber";
+bool const kQuietOnEpipe = false;
+
 namespace {
-
-[[noreturn]] void die(char const* what) {
-  std::fprintf(stderr, "pipe_grabber: %s: %s\n", what, std::strerror(errno));
-  std::exit(1);
-}
-
-unsigned long number(char const* s) {
-  char* end = nullptr;
-  unsigned long const v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0') {
-    std::fprintf(stderr, "pipe_grabber: bad number '%s'\n", s);
-    std::exit(2);
-  }
-  return v;
-}
 
 /// "PIDFILE:FD": waits (up to 10 s) for a whole line in PIDFILE; "/proc/PID/fd/FD".
 std::string proc_path(std::string const& spec) {

@@ -16,24 +16,12 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace {
+#include "tool_util.hpp"
 
-[[noreturn]] void die(char const* what) {
-  std::fprintf(stderr, "send_fd: %s: %s\n", what, std::strerror(errno));
-  std::exit(1);
-}
+char const* const kToolName = "send_fd";
+bool const kQuietOnEpipe = false;
 
-unsigned long number(char const* s) {
-  char* end = nullptr;
-  unsigned long const v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0') {
-    std::fprintf(stderr, "send_fd: bad number '%s'\n", s);
-    std::exit(2);
-  }
-  return v;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   unsigned long pause = 0;

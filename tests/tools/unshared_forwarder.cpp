@@ -25,27 +25,12 @@
 #include <thread>
 #include <vector>
 
+#include "tool_util.hpp"
+
+char const* const kToolName = "unshared_forwarder";
+bool const kQuietOnEpipe = true;
+
 namespace {
-
-[[noreturn]] void die(char const* what) {
-  if (errno == EPIPE) {
-    std::signal(SIGPIPE, SIG_DFL);
-    std::raise(SIGPIPE);
-    _exit(141);
-  }
-  std::fprintf(stderr, "unshared_forwarder: %s: %s\n", what, std::strerror(errno));
-  std::exit(1);
-}
-
-unsigned long number(char const* s) {
-  char* end = nullptr;
-  unsigned long const v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0') {
-    std::fprintf(stderr, "unshared_forwarder: bad number '%s'\n", s);
-    std::exit(2);
-  }
-  return v;
-}
 
 struct options {
   unsigned pipes = 4;
