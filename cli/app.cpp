@@ -41,14 +41,15 @@ int list_archs() {
 int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
   window const w = parse_window(f, t);
   kernel_arch const& arch = choose_arch(arch_name);
-  std::size_t const chunk = t.reuse == "never" ? fizzbuzz::kFreshPagesChunkBytes : fizzbuzz::kDefaultChunkBytes;
-  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, chunk_bytes_option(t, chunk), arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes));
+  stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten);
+  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, sizes.chunk_bytes, arch);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes), sizes);
 }
 
 int run_yes(std::vector<std::string> const& words, stream_text const& t) {
-  yes const gen(words, size_option("--count", t.count), chunk_bytes_option(t, yes::kDefaultChunkBytes));
-  return stream(gen, "none", t, size_option("--bytes", t.bytes));
+  stream_sizes const sizes = sizes_for(t, stream_kind::constant);
+  yes const gen(words, size_option("--count", t.count), sizes.chunk_bytes);
+  return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
 }
 
 int run_check(fizzbuzz_text const& f, std::string const& threads) {

@@ -93,8 +93,10 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
 int run_stream(morse_command const& m) {
   window const w = parse_window(m.fizz, m.stream);
   kernel_arch const& arch = choose_arch(m.arch);
-  morse_fizzbuzz const gen(w.from, to_rules(m.fizz.rules), w.lines, morse_fizzbuzz::kDefaultChunkBytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, size_option("--bytes", m.stream.bytes));
+  stream_sizes const sizes =
+      sizes_for(m.stream, m.stream.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten);
+  morse_fizzbuzz const gen(w.from, to_rules(m.fizz.rules), w.lines, sizes.chunk_bytes, arch);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, size_option("--bytes", m.stream.bytes), sizes);
 }
 
 }  // namespace

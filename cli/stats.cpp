@@ -67,6 +67,7 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
       "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB, reuse %s, huge pages %zu kB\n",
       r.threads, r.pinned, r.buffers_per_worker, setup.arch.c_str(), setup.output_path.c_str(),
       setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, setup.reuse.c_str(), r.huge_pages_kb);
+  if (!setup.sizing.empty()) std::fprintf(out, "  sizing: %s\n", setup.sizing.c_str());
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,
@@ -86,11 +87,11 @@ bool write_stats_json(std::string const& path, run_setup const& setup, run_repor
       f,
       "{\n  \"bytes\": %llu,\n  \"seconds\": %.9f,\n  \"gib_per_second\": %.6f,\n  \"mode\": %s,\n"
       "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
-      "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n"
+      "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n  \"sizing\": %s,\n"
       "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n  \"workers\": [",
       static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds), quoted(setup.mode).c_str(),
       r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(), quoted(setup.output_path).c_str(),
-      setup.spin ? "true" : "false", quoted(setup.reuse).c_str(), setup.pipe_size,
+      setup.spin ? "true" : "false", quoted(setup.reuse).c_str(), setup.pipe_size, quoted(setup.sizing).c_str(),
       r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb, quoted(status_name(r.status)).c_str(),
       quoted(r.error).c_str());
   for (std::size_t i = 0; i < r.workers.size(); ++i) {

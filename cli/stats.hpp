@@ -15,7 +15,8 @@ struct run_setup {
   std::string output_path;  ///< "vmsplice", "write", "null"
   std::string reuse;        ///< reuse policy and why
   std::size_t pipe_size = 0;
-  bool spin = false;  ///< SPLICE_F_NONBLOCK polling
+  std::string sizing;  ///< the chunk and pipe sizes asked for, and what they rest on
+  bool spin = false;   ///< SPLICE_F_NONBLOCK polling
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);

@@ -57,7 +57,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                  "never (fresh pages every time) or always (in place once it has left our pipe: fastest, "
                  "wrong for readers that forward pages with splice, like pv | cat)")
       ->type_name("POLICY");
-  app.add_option("--pipe-size", t.pipe_size, "Pipe size to ask for (default 1M; the granted size is used)")
+  app.add_option("--pipe-size", t.pipe_size,
+                 "Pipe size to ask for (default: one chunk, from the L2 cache; the granted size is used)")
       ->type_name("N");
   auto* gen_only = app.add_flag("--generate-only", t.generate_only,
                                 "Measure generation alone: fill buffers, hand them to a sink that only counts");
@@ -100,11 +101,21 @@ std::optional<std::uint64_t> size_option(char const* name, std::string const& te
   return parse_size(name, text);
 }
 
-std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback) {
-  if (t.chunk_bytes.empty()) return fallback;
-  std::uint64_t const n = parse_size("--chunk-bytes", t.chunk_bytes);
-  if (n < 4096 || n > (std::uint64_t{1} << 28)) throw std::invalid_argument("--chunk-bytes: must be from 4K to 256M");
-  return static_cast<std::size_t>(n);
+stream_sizes sizes_for(stream_text const& t, stream_kind kind) {
+  stream_sizes s = size_stream(kind, topology().caches, pipe_max_size());
+  if (!t.chunk_bytes.empty()) {
+    std::uint64_t const n = parse_size("--chunk-bytes", t.chunk_bytes);
+    if (n < 4096 || n > (std::uint64_t{1} << 28)) throw std::invalid_argument("--chunk-bytes: must be from 4K to 256M");
+    s.chunk_bytes = static_cast<std::size_t>(n);
+    s.why = "--chunk-bytes " + t.chunk_bytes + "; model: " + s.why;
+  }
+  if (!t.pipe_size.empty()) {
+    std::uint64_t const n = parse_size("--pipe-size", t.pipe_size);
+    if (n == 0 || n > (1u << 30)) throw std::invalid_argument("--pipe-size: must be from 1 to 1G");
+    s.pipe_bytes = static_cast<std::size_t>(n);
+    s.why = "--pipe-size " + t.pipe_size + "; " + s.why;
+  }
+  return s;
 }
 
 kernel_arch const& choose_arch(std::string const& name) {
@@ -127,7 +138,8 @@ window parse_window(fizzbuzz_text const& f, stream_text const& t) {
 }
 
 /// Streams gen to fd 1 (or to a counting sink) and turns the outcome into an exit status.
-int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit) {
+int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit,
+           stream_sizes const& sizes) {
   bool const show_progress = want_progress(t.progress, STDERR_FILENO);
   run_options options;
   // A constant stream costs only its syscalls, which one thread issues best: more would only wait.
@@ -147,17 +159,19 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   // speed of the same workers unpinned. So pin only when a CPU stays free, or when nothing reads.
   std::size_t const cpus = allowed_cpus().size();
   options.pin = !t.no_pin && (t.generate_only || options.threads < cpus);
-  std::uint64_t const pipe_size = parse_size("--pipe-size", t.pipe_size);
-  if (pipe_size == 0 || pipe_size > (1u << 30)) throw std::invalid_argument("--pipe-size: must be from 1 to 1G");
   // Polling a full pipe pays only when a core is left over for it besides the workers.
   bool const spin = options.threads < cpus;
   std::unique_ptr<sink> out;
   try {
-    out = t.generate_only ? make_null_sink() : open_sink(STDOUT_FILENO, pipe_size, spin);
+    out = t.generate_only ? make_null_sink() : open_sink(STDOUT_FILENO, sizes.pipe_bytes, spin);
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return 1;
   }
+  // Each worker's ring: the chunks emitted after a buffer must fill the pipe the kernel granted.
+  if (options.buffers_per_worker == 0)
+    options.buffers_per_worker =
+        ring_buffers(std::max<std::size_t>(out->pipe_size(), sizes.chunk_bytes), sizes.chunk_bytes, options.threads);
   // Signals stop the run cleanly (statistics still printed); created before any other thread so
   // that every thread inherits the blocked signal mask.
   signal_guard signals;
@@ -184,6 +198,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.arch = std::string(arch);
   setup.output_path = std::string(out->path());
   setup.pipe_size = out->pipe_size();
+  setup.sizing = sizes.why;
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/sizing.hpp"
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
@@ -19,7 +20,7 @@ namespace fizzgen::cli {
 
 /// Options shared by every stream subcommand, kept as text so that errors name the exact input.
 struct stream_text {
-  std::string count, bytes, threads, reuse = "auto", pipe_size = "1M", stats_json;
+  std::string count, bytes, threads, reuse = "auto", pipe_size, stats_json;
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
   std::string progress;     ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
   std::string chunk_bytes;  ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
@@ -41,8 +42,9 @@ void add_rule_options(CLI::App& app, fizzbuzz_text& t);
 rule_set to_rules(std::vector<std::string> const& texts);
 /// A size option's value, nullopt when not given.
 std::optional<std::uint64_t> size_option(char const* name, std::string const& text);
-/// --chunk-bytes, or `fallback` when not given; throws std::invalid_argument outside 4K..256M.
-std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
+/// The chunk and pipe sizes for a stream of `kind` on this machine (engine/sizing.hpp), or as
+/// --chunk-bytes and --pipe-size say; throws std::invalid_argument naming a bad value.
+stream_sizes sizes_for(stream_text const& t, stream_kind kind);
 /// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
 kernel_arch const& choose_arch(std::string const& name);
 
@@ -55,7 +57,8 @@ window parse_window(fizzbuzz_text const& f, stream_text const& t);
 
 /// Streams gen to fd 1 (or to a counting sink), prints the statistics asked for and returns the
 /// exit status; `arch` names the kernel for the statistics. May end the process with SIGPIPE.
-int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit);
+int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit,
+           stream_sizes const& sizes);
 
 /// The exit status for how a write path ended: 0, death by SIGPIPE when the reader went away (as
 /// GNU tools, so `set -o pipefail` scripts see 141), or 1 after one line naming the error.

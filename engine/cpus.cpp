@@ -19,49 +19,62 @@ std::vector<int> affinity_mask() {
   return cpus;
 }
 
-/// For each cpu, its index among the PUs of its core (0 = first thread of the core).
-std::vector<int> smt_rank(std::vector<int> const& cpus) {
-  std::vector<int> rank(cpus.size(), 0);
-  hwloc_topology_t topo = nullptr;
-  if (hwloc_topology_init(&topo) != 0) return rank;
-  if (hwloc_topology_load(topo) == 0) {
-    for (std::size_t i = 0; i < cpus.size(); ++i) {
-      hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, static_cast<unsigned>(cpus[i]));
-      hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : nullptr;
-      if (core == nullptr) continue;
-      int r = 0;
-      for (unsigned j = 0; j < core->arity; ++j) {
-        if (core->children[j] == pu) break;
-        ++r;
-      }
-      rank[i] = r;
-    }
+/// The smallest cache of `type` above any of `cpus`, 0 when none is described.
+std::size_t smallest_cache(hwloc_topology_t topo, std::vector<int> const& cpus, hwloc_obj_type_t type) {
+  std::size_t smallest = 0;
+  for (int cpu : cpus) {
+    hwloc_obj_t const pu = hwloc_get_pu_obj_by_os_index(topo, static_cast<unsigned>(cpu));
+    hwloc_obj_t const cache = pu ? hwloc_get_ancestor_obj_by_type(topo, type, pu) : nullptr;
+    if (cache == nullptr || cache->attr == nullptr || cache->attr->cache.size == 0) continue;
+    auto const size = static_cast<std::size_t>(cache->attr->cache.size);
+    smallest = smallest == 0 ? size : std::min(smallest, size);
   }
-  hwloc_topology_destroy(topo);
-  return rank;
+  return smallest;
 }
 
-/// The affinity mask, first PUs of cores before SMT siblings.
-std::vector<int> ordered_cpus() {
+/// What hwloc says about the CPUs in the affinity mask: their order (first PUs of cores before
+/// SMT siblings) and their caches.
+machine_topology read_topology() {
+  machine_topology t;
   std::vector<int> cpus = affinity_mask();
-  std::vector<int> const rank = smt_rank(cpus);
+  std::vector<int> rank(cpus.size(), 0);  // each cpu's index among the PUs of its core
+  hwloc_topology_t topo = nullptr;
+  if (hwloc_topology_init(&topo) == 0) {
+    if (hwloc_topology_load(topo) == 0) {
+      for (std::size_t i = 0; i < cpus.size(); ++i) {
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, static_cast<unsigned>(cpus[i]));
+        hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : nullptr;
+        if (core == nullptr) continue;
+        int r = 0;
+        for (unsigned j = 0; j < core->arity; ++j) {
+          if (core->children[j] == pu) break;
+          ++r;
+        }
+        rank[i] = r;
+      }
+      t.caches.l2_bytes = smallest_cache(topo, cpus, HWLOC_OBJ_L2CACHE);
+      t.caches.l3_bytes = smallest_cache(topo, cpus, HWLOC_OBJ_L3CACHE);
+    }
+    hwloc_topology_destroy(topo);
+  }
   std::vector<std::size_t> order(cpus.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
-  std::vector<int> out;
-  out.reserve(order.size());
-  for (std::size_t i : order) out.push_back(cpus[i]);
-  return out;
+  t.cpus.reserve(order.size());
+  for (std::size_t i : order) t.cpus.push_back(cpus[i]);
+  return t;
 }
 
 }  // namespace
 
-std::vector<int> allowed_cpus() {
+machine_topology const& topology() {
   // Loading the hwloc topology reads much of /sys: once per process is enough (the mask is the
   // process's at start-up, which is what taskset and cgroups set).
-  static std::vector<int> const ordered = ordered_cpus();
-  return ordered;
+  static machine_topology const t = read_topology();
+  return t;
 }
+
+std::vector<int> allowed_cpus() { return topology().cpus; }
 
 bool pin_current_thread(int cpu) noexcept {
   cpu_set_t set;

@@ -1,9 +1,24 @@
 #pragma once
-// Which CPUs this process may use, and pinning to them.
+// Which CPUs this process may use, their caches, and pinning to them.
 
+#include <cstddef>
 #include <vector>
 
 namespace fizzgen {
+
+/// Cache sizes of the CPUs this process may run on (the smallest where they differ); 0: unknown.
+struct cache_sizes {
+  std::size_t l2_bytes = 0;  ///< the L2 above one core
+  std::size_t l3_bytes = 0;  ///< the L3 above it, shared
+};
+
+struct machine_topology {
+  std::vector<int> cpus;  ///< as allowed_cpus()
+  cache_sizes caches;
+};
+
+/// What hwloc says about the CPUs in the affinity mask. Read once per process.
+machine_topology const& topology();
 
 /// The CPUs in this process's affinity mask (taskset, cgroups), ordered so that the first PU of
 /// every physical core comes before any SMT sibling: the first N entries are the best N to pin.

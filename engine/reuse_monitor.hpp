@@ -11,9 +11,10 @@
 //
 // Scans run on the monitor's own thread: at start-up, after an epoch ended (at once when a process
 // was created or the pipe opened, every 20 ms for the first half second, then every 250 ms). A
-// re-check (a few microseconds for pv, output/readers.hpp) runs on the thread of a worker about to
-// rewrite a buffer no re-check vouches for yet; one vouches for every buffer that had left the pipe
-// when it began, so with enough buffers a worker re-checks once every several chunks.
+// re-check (a few microseconds for pv, output/readers.hpp) vouches for every buffer that had left
+// the pipe when it began. It runs on the emitting thread while the pipe is full (time it would
+// spend waiting for room), or else on the thread of a worker about to rewrite a buffer no
+// re-check vouches for yet.
 
 #include <array>
 #include <atomic>
@@ -57,6 +58,11 @@ class reuse_monitor {
   /// emitted found it intact. Re-checks now when none has been made yet. The caller must know
   /// that `slots` slots have been emitted before it asks. Thread-safe.
   bool vouch(std::uint64_t slots);
+  /// Re-checks now, ahead of need, when the newest re-check began at least `gap` slots before
+  /// the `slots` emitted so far, the epoch is safe and no other re-check is running: for a thread
+  /// that would otherwise only wait (a full pipe), so that a worker seldom has to re-check before
+  /// a refill however few buffers it has. Thread-safe.
+  void vouch_ahead(std::uint64_t slots, std::uint64_t gap);
 
   std::string why() const;
   /// What the newest safe epoch rested on ("" when none opened).

@@ -10,6 +10,7 @@
 
 #include "engine/buffer.hpp"
 #include "engine/cpus.hpp"
+#include "engine/sizing.hpp"
 #include "engine/spin.hpp"
 
 namespace fizzgen {
@@ -82,6 +83,12 @@ class pipeline {
         stopped_.store(true, std::memory_order_relaxed);
         wake_all();
       });
+      // While the pipe is full the turn holder re-checks the readers ahead of need (at most once
+      // per half chunk emitted), so the refills seldom wait for a re-check.
+      if (reuse_monitor* const m = options_.monitor; m != nullptr && !gen_.constant()) {
+        std::uint64_t const gap = std::max<std::size_t>(1, gen_.chunk_capacity() / 2 / 4096);
+        out_.while_full([this, m, gap] { m->vouch_ahead(out_.slots(), gap); });
+      }
       std::vector<int> const cpus = options_.pin ? allowed_cpus() : std::vector<int>{};
       std::vector<std::jthread> workers;
       for (unsigned w = 0; w < options_.threads; ++w)
@@ -98,6 +105,7 @@ class pipeline {
           }
         });
     }
+    out_.while_full(nullptr);
     report.seconds = seconds_between(start, clock_type::now());
     // The workers have been joined: everything they wrote is visible here.
     report.bytes = bytes_;
@@ -114,21 +122,12 @@ class pipeline {
   }
 
  private:
-  /// Enough buffers that, in steady state, the chunks emitted after a buffer fill the pipe twice
-  /// before the worker comes back to it, so in-place reuse rarely finds it still in the pipe.
+  /// The caller's count, or enough that the chunks emitted after a buffer fill the pipe
+  /// (engine/sizing.hpp); chunks often run short of their capacity.
   unsigned buffers_per_worker() const {
     if (options_.buffers_per_worker != 0) return options_.buffers_per_worker;
-    std::size_t const chunk =
-        std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096);  // chunks often run short of capacity
-    std::size_t const pipe = std::max<std::size_t>(out_.pipe_size(), 65536);
-    // --reuse auto re-checks the pipe's readers before it rewrites a buffer, and one re-check
-    // vouches for every buffer that had left the pipe when it began: 8 MiB more in flight means
-    // one re-check (some microseconds) for every ten or so chunks. Much more costs more in cache
-    // misses than it saves in re-checks (measured: 16 MiB more slowed the fill by about 5%).
-    bool const vouching = options_.reuse == reuse_policy::automatic && !gen_.constant();  // constant: never rewritten
-    std::size_t const headroom = vouching ? std::size_t{8} << 20 : 0;
-    std::size_t const needed = (2 * pipe + headroom + chunk * options_.threads - 1) / (chunk * options_.threads) + 1;
-    return static_cast<unsigned>(std::clamp<std::size_t>(needed, 2, 32));
+    return ring_buffers(std::max<std::size_t>(out_.pipe_size(), 65536),
+                        std::max<std::size_t>(gen_.chunk_capacity() / 2, 4096), options_.threads);
   }
 
   /// taint::none when the pages of a buffer that was vmspliced may be written again; otherwise

@@ -17,10 +17,6 @@ namespace fizzgen {
 class fizzbuzz final : public generator {
  public:
   static constexpr std::size_t kDefaultChunkBytes = std::size_t{1} << 20;
-  /// For buffers refilled on fresh pages every time (--reuse never): the kernel zeroes whole
-  /// 2 MiB huge pages, so 1 MiB chunks zero twice what they emit. Measured into pv, 16 GiB:
-  /// 20.6-20.9 GiB/s at 4 MiB against 15.7-16.8 at 1 MiB (8 MiB: 20.7-21.0, 16 MiB: 16.1-16.3).
-  static constexpr std::size_t kFreshPagesChunkBytes = std::size_t{4} << 20;
 
   /// Lines from..from+total_lines-1 (unbounded when total_lines is nullopt); from > 0, rules
   /// non-empty. Chunks hold about chunk_bytes bytes on average (at least one line), and never mix

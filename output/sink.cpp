@@ -72,6 +72,7 @@ class vmsplice_sink final : public sink {
       ssize_t const n = sys::vmsplice(fd_, &iov, 1, flags);
       if (n == -EAGAIN) {
         if (spin_ && ++full < kSpins) {
+          if (full == 1 && while_full_) while_full_();  // the reader has a pipe's worth to drain
           cpu_pause();
           continue;
         }

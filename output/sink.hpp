@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,9 +36,15 @@ class sink {
   /// What failed, after emit() returned failed: "write: No space left on device".
   std::string const& error() const noexcept { return error_; }
 
+  /// Work for the emitting thread while the pipe is full and it would only wait for room (the
+  /// reuse monitor's re-check): emit() calls it each time vmsplice first finds no room. It must
+  /// be cheap when it has nothing to do, and must not emit.
+  void while_full(std::function<void()> task) { while_full_ = std::move(task); }
+
  protected:
   emit_status fail(std::string_view call, int err);
   std::string error_;
+  std::function<void()> while_full_;
 };
 
 /// A sink that only counts (generation-only measurements).
