@@ -17,6 +17,7 @@
 #include "cli/morse_cmd.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
+#include "cli/tune_cmd.hpp"
 #include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
@@ -41,7 +42,7 @@ int list_archs() {
 int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
   window const w = parse_window(f, t);
   kernel_arch const& arch = choose_arch(arch_name);
-  stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten);
+  stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten, true);
   fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, sizes.chunk_bytes, arch);
   return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes), sizes);
 }
@@ -133,6 +134,8 @@ Examples:
   add_sink_command(app, sink);
   bench_command bench;
   add_bench_command(app, bench);
+  tune_command tune;
+  add_tune_command(app, tune);
 
   std::string arch_name;
   bool list = false;
@@ -145,7 +148,7 @@ Examples:
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-    if (*yes_cmd || *check_cmd || *sink.app || *bench.app) {
+    if (*yes_cmd || *check_cmd || *sink.app || *bench.app || *tune.app) {
       for (char const* name :
            {"--from", "--to", "--rule", "--count", "--bytes", "--threads", "--reuse", "--arch", "--generate-only",
             "--pipe-only", "--stats", "--stats-json", "--pipe-size", "--no-pin", "--progress", "--chunk-bytes"})
@@ -156,6 +159,7 @@ Examples:
     if (*morse.app) return run_morse(app, morse);
     if (*sink.app) return run_sink(sink);
     if (*bench.app) return run_bench(bench);
+    if (*tune.app) return run_tune(tune);
     if (*yes_cmd) return run_yes(yes_words, yes_stream);
     if (*check_cmd) return run_check(check_text, check_threads);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);

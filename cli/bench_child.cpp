@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <thread>
 
 namespace fizzgen::cli::bench {
@@ -104,6 +107,26 @@ double json_number(std::string const& text, std::string const& key, double fallb
   char* end = nullptr;
   double const v = std::strtod(start, &end);
   return end == start ? fallback : v;
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  auto const p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "/proc/self/exe" : p.string();
+}
+
+std::string make_run_dir(std::string const& prefix) {
+  char const* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "_XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + dir);
+  return dir;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t const n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 double json_sum(std::string const& text, std::string const& key) {

@@ -42,6 +42,14 @@ struct run_result {
 run_result run_once(std::string const& exe, config const& c, std::uint64_t bytes, std::string const& dir,
                     std::chrono::seconds limit);
 
+/// This executable's path, for the children.
+std::string self_exe();
+/// A new directory for the runs' files under $TMPDIR (or /tmp), named prefix_XXXXXX; throws
+/// std::runtime_error when it cannot be made.
+std::string make_run_dir(std::string const& prefix);
+/// The median (0 for none).
+double median_of(std::vector<double> v);
+
 /// The number after "key": in a JSON text (the first one), or `fallback`.
 double json_number(std::string const& text, std::string const& key, double fallback = 0);
 /// The sum of every number after "key": (per-worker fields).

@@ -18,6 +18,7 @@
 #include "cli/args.hpp"
 #include "cli/bench_child.hpp"
 #include "engine/cpus.hpp"
+#include "engine/plan.hpp"
 #include "generators/arch.hpp"
 
 #ifndef FIZZGEN_VERSION
@@ -66,20 +67,14 @@ std::string first_line(std::string const& path) {
 
 machine_info describe_machine() {
   machine_info m;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0) {
-      m.cpu_model = line.substr(line.find(':') + 2);
-      break;
-    }
+  m.cpu_model = this_machine().cpu;
   utsname u{};
   if (::uname(&u) == 0) m.kernel = std::string(u.release) + " " + u.machine;
   // "always [madvise] never": the bracketed word is the mode in force.
   std::string const thp = first_line("/sys/kernel/mm/transparent_hugepage/enabled");
   std::size_t const open = thp.find('['), close = thp.find(']');
   m.thp = open != std::string::npos && close > open ? thp.substr(open + 1, close - open - 1) : "unknown";
-  m.pipe_max_size =
-      static_cast<std::size_t>(std::strtoull(first_line("/proc/sys/fs/pipe-max-size").c_str(), nullptr, 10));
+  m.pipe_max_size = this_machine().pipe_max;
   m.cpus_allowed = std::max<std::size_t>(1, allowed_cpus().size());
   m.cpus_online = ::sysconf(_SC_NPROCESSORS_ONLN);
   m.arch = std::string(default_arch().name);
@@ -152,13 +147,6 @@ struct summary {
   run_result const* typical = nullptr;  ///< the run nearest the median, for the time split
 };
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t const n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 summary summarize(entry const& e) {
   summary s;
   std::vector<double> rates, consumer, wall;
@@ -170,11 +158,11 @@ summary summarize(entry const& e) {
     }
   s.ok = rates.size();
   if (rates.empty()) return s;
-  s.median = median_of(rates);
+  s.median = bench::median_of(rates);
   s.min = *std::min_element(rates.begin(), rates.end());
   s.max = *std::max_element(rates.begin(), rates.end());
-  s.consumer = median_of(consumer);
-  s.wall = median_of(wall);
+  s.consumer = bench::median_of(consumer);
+  s.wall = bench::median_of(wall);
   for (auto const& r : e.runs)
     if (r.ok && (s.typical == nullptr ||
                  std::abs(r.gib_per_second - s.median) < std::abs(s.typical->gib_per_second - s.median)))
@@ -324,12 +312,6 @@ bool write_json(std::string const& path, machine_info const& m, std::vector<entr
   return std::fclose(f) == 0;
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto const p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "/proc/self/exe" : p.string();
-}
-
 }  // namespace
 
 void add_bench_command(CLI::App& app, bench_command& b) {
@@ -376,10 +358,8 @@ int run_bench(bench_command const& b) {
       });
     });
 
-  char const* tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/fizzgen_bench_XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + dir);
-  std::string const exe = self_exe();
+  std::string const dir = bench::make_run_dir("fizzgen_bench");
+  std::string const exe = bench::self_exe();
 
   std::printf(
       "fizzgen %s bench: %s; %zu CPUs allowed (%ld online); kernel %s; THP %s; fs.pipe-max-size %zu; "

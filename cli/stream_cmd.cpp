@@ -15,6 +15,7 @@
 #include "cli/signals.hpp"
 #include "cli/stats.hpp"
 #include "engine/cpus.hpp"
+#include "engine/plan.hpp"
 #include "engine/reuse_monitor.hpp"
 #include "engine/run.hpp"
 #include "output/sink.hpp"
@@ -26,6 +27,12 @@ namespace {
 /// a forwarder) needs a CPU of its own, and the workers, one fewer, are pinned and poll the pipe.
 /// Measured on 2 CPUs into pv (bench/pipe_bench.sh, three runs): 1 worker 31.4-32.0 GiB/s, 2
 /// workers 20.9-21.4.
+/// A stored plan's thread count was measured into a pipe: files and terminals keep the default.
+bool stdout_is_pipe() {
+  struct stat st {};
+  return ::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 unsigned default_threads(bool generate_only) {
   auto const n = static_cast<unsigned>(allowed_cpus().size());
   if (n <= 1) return 1;
@@ -101,13 +108,26 @@ std::optional<std::uint64_t> size_option(char const* name, std::string const& te
   return parse_size(name, text);
 }
 
-stream_sizes sizes_for(stream_text const& t, stream_kind kind) {
+stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
   stream_sizes s = size_stream(kind, topology().caches, pipe_max_size());
+  // A plan was measured end to end: the measurement modes keep to the model.
+  if (tunable && kind == stream_kind::rewritten && !t.generate_only && !t.pipe_only) {
+    plan_lookup const found = find_plan(plan_path(), this_machine());
+    if (found.plan) {
+      s.chunk_bytes = found.plan->chunk_bytes;
+      s.pipe_bytes = found.plan->pipe_bytes;
+      s.threads = found.plan->threads;
+      s.why = found.note + ": " + std::to_string(s.chunk_bytes / 1024) + " KiB chunks, pipe " +
+              std::to_string(s.pipe_bytes / 1024) + " KiB, " + std::to_string(s.threads) + " threads";
+    } else if (!found.note.empty()) {
+      s.why += "; " + found.note;
+    }
+  }
   if (!t.chunk_bytes.empty()) {
     std::uint64_t const n = parse_size("--chunk-bytes", t.chunk_bytes);
     if (n < 4096 || n > (std::uint64_t{1} << 28)) throw std::invalid_argument("--chunk-bytes: must be from 4K to 256M");
     s.chunk_bytes = static_cast<std::size_t>(n);
-    s.why = "--chunk-bytes " + t.chunk_bytes + "; model: " + s.why;
+    s.why = "--chunk-bytes " + t.chunk_bytes + "; otherwise " + s.why;
   }
   if (!t.pipe_size.empty()) {
     std::uint64_t const n = parse_size("--pipe-size", t.pipe_size);
@@ -143,9 +163,10 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   bool const show_progress = want_progress(t.progress, STDERR_FILENO);
   run_options options;
   // A constant stream costs only its syscalls, which one thread issues best: more would only wait.
-  options.threads = !t.threads.empty() ? parse_threads(t.threads)
-                    : gen.constant()   ? 1
-                                       : default_threads(t.generate_only);
+  options.threads = !t.threads.empty()                       ? parse_threads(t.threads)
+                    : sizes.threads != 0 && stdout_is_pipe() ? sizes.threads
+                    : gen.constant()                         ? 1
+                                                             : default_threads(t.generate_only);
   options.byte_limit = byte_limit;
   options.reuse = parse_reuse(t.reuse);
   options.pipe_only = t.pipe_only;

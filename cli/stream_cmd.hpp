@@ -42,9 +42,11 @@ void add_rule_options(CLI::App& app, fizzbuzz_text& t);
 rule_set to_rules(std::vector<std::string> const& texts);
 /// A size option's value, nullopt when not given.
 std::optional<std::uint64_t> size_option(char const* name, std::string const& text);
-/// The chunk and pipe sizes for a stream of `kind` on this machine (engine/sizing.hpp), or as
-/// --chunk-bytes and --pipe-size say; throws std::invalid_argument naming a bad value.
-stream_sizes sizes_for(stream_text const& t, stream_kind kind);
+/// The chunk and pipe sizes for a stream of `kind` on this machine: from the plan `fizzgen tune`
+/// stored (engine/plan.hpp) when `tunable` and one fits, else from the model (engine/sizing.hpp);
+/// --chunk-bytes, --pipe-size and --threads override either. Throws std::invalid_argument naming a
+/// bad value.
+stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable = false);
 /// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
 kernel_arch const& choose_arch(std::string const& name);
 

@@ -41,6 +41,7 @@ enum class stream_kind {
 struct stream_sizes {
   std::size_t chunk_bytes = 0;
   std::size_t pipe_bytes = 0;  ///< to ask for
+  unsigned threads = 0;        ///< 0: the engine's default (a stored plan may say)
   std::string why;             ///< what the sizes rest on, for --stats
 };
 

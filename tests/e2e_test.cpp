@@ -480,3 +480,47 @@ TEST_F(E2E, ReaderGoneMidStream) {
 }
 
 }  // namespace
+
+// ---- fizzgen tune and the stored plan ------------------------------------------------------------
+
+namespace {
+
+class Tune : public fizzgen_test::pipeline_test {};
+
+TEST_F(Tune, StoresAPlanThatLaterStreamsUseAndVerify) {
+  // Tiny runs: what is checked is the plumbing, not which candidate wins.
+  std::string const out = ok("FIZZGEN_PLAN=$PWD/cache/plan $F tune --bytes 8M --reps 1", 120s);
+  EXPECT_NE(out.find("model"), std::string::npos) << out;
+  EXPECT_NE(out.find("best:"), std::string::npos) << out;
+  EXPECT_NE(out.find("stored in"), std::string::npos) << out;
+  std::string const plan = ok("cat cache/plan");
+  EXPECT_EQ(plan.rfind("fizzgen plan 1\n", 0), 0u) << plan;
+  std::string const chunk = ok("sed -n 's/^chunk_bytes //p' cache/plan");
+  ASSERT_FALSE(chunk.empty()) << plan;
+
+  // A stream into a pipe runs with the plan, says so, and is still right.
+  outcome const used =
+      sh("FIZZGEN_PLAN=$PWD/cache/plan $F --count 3000000 --stats 2>stats | pv -q | $F check && cat stats");
+  ASSERT_EQ(used.status, 0) << used.err;
+  EXPECT_NE(used.out.find("sizing: stored plan"), std::string::npos) << used.out;
+  EXPECT_NE(used.out.find(std::to_string(std::stoull(chunk) / 1024) + " KiB chunks"), std::string::npos) << used.out;
+
+  // The same file under another machine's name is ignored, with the reason.
+  outcome const stale =
+      sh("sed 's/^kernel .*/kernel 0.0-elsewhere/' cache/plan >stale && "
+         "FIZZGEN_PLAN=$PWD/stale $F --count 1000 --stats 2>&1 >/dev/null");
+  EXPECT_NE(stale.out.find("ignored: made where the kernel differed"), std::string::npos) << stale.out;
+}
+
+TEST_F(Tune, DryRunStoresNothingAndBadValuesAreRefused) {
+  std::string const out = ok("FIZZGEN_PLAN=$PWD/plan $F tune --bytes 4M --reps 1 --dry-run", 120s);
+  EXPECT_NE(out.find("not stored"), std::string::npos) << out;
+  EXPECT_EQ(sh("test -e plan").status, 1);
+  for (char const* bad : {"--reps 0", "--bytes 1K", "--timeout 0"}) {
+    outcome const o = sh(std::string("FIZZGEN_PLAN=$PWD/plan $F tune ") + bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_EQ(o.out, "") << bad;
+  }
+}
+
+}  // namespace
