@@ -118,7 +118,7 @@ int run_tune(tune_command const& t) {
   for (std::uint64_t r = 0; r < reps; ++r)
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (tty)
-        std::fprintf(stderr, "\rtune: round %llu/%llu, run %zu/%zu ", static_cast<unsigned long long>(r + 1),
+        std::fprintf(stderr, "\rtune: round %llu/%llu, run %zu/%zu ", static_cast<unsigned long long>(r) + 1,
                      static_cast<unsigned long long>(reps), i + 1, runs.size());
       bench::run_result const res =
           bench::run_once(exe, runs[i].c, bytes, dir, std::chrono::seconds(static_cast<long>(limit)));
