@@ -51,14 +51,15 @@ void register_all() {
   benchmark::RegisterBenchmark("memset/1MiB", memset_baseline);
   struct start {
     char const* label;
-    char const* from;
+    std::string from;
   };
   for (start s : {start{"from_1", "1"}, start{"from_1e9", "1000000000"}, start{"from_1e15", "1000000000000000"},
-                  start{"from_1e25", "10000000000000000000000000"}}) {
+                  start{"from_1e25", "10000000000000000000000000"}, start{"from_1e60", "1" + std::string(60, '0')},
+                  start{"from_1e100", "1" + std::string(100, '0')}}) {
     for (auto const& arch : kernel_archs()) {
       std::string const name = "classic/" + std::string(s.label) + "/" + std::string(arch.name);
       benchmark::RegisterBenchmark(
-          name.c_str(), [&arch, s](benchmark::State& st) { fill_chunks(st, arch, s.from, classic_rules()); });
+          name.c_str(), [&arch, s](benchmark::State& st) { fill_chunks(st, arch, s.from.c_str(), classic_rules()); });
     }
   }
   // Custom rules: the template kernel on the vector archs, the table path on scalar. Periods 105,
@@ -73,8 +74,8 @@ void register_all() {
     for (start s : {start{"from_1", "1"}, start{"from_1e9", "1000000000"}}) {
       for (auto const& arch : kernel_archs()) {
         std::string const name = "custom/" + std::string(c.label) + "/" + s.label + "/" + std::string(arch.name);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [&arch, s, c](benchmark::State& st) { fill_chunks(st, arch, s.from, c.rules); });
+        benchmark::RegisterBenchmark(
+            name.c_str(), [&arch, s, c](benchmark::State& st) { fill_chunks(st, arch, s.from.c_str(), c.rules); });
       }
     }
   }

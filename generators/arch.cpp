@@ -27,11 +27,11 @@ std::array<kernel_arch, 5> const& table() noexcept {
     bool const avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
     return std::array<kernel_arch, 5>{{
-        {"avx512vbmi", 32, fizzbuzz_blocks_avx512vbmi, avx512 && __builtin_cpu_supports("avx512vbmi"), 64,
+        {"avx512vbmi", 254, fizzbuzz_blocks_avx512vbmi, avx512 && __builtin_cpu_supports("avx512vbmi"), 64,
          rule_template_avx512bw},
-        {"avx512bw", 62, fizzbuzz_blocks_avx512bw, avx512, 64, rule_template_avx512bw},
-        {"avx2", 30, fizzbuzz_blocks_avx2, __builtin_cpu_supports("avx2") != 0, 32, rule_template_avx2},
-        {"sse4.2", 14, fizzbuzz_blocks_sse4_2, __builtin_cpu_supports("sse4.2") != 0, 16, rule_template_sse4_2},
+        {"avx512bw", 254, fizzbuzz_blocks_avx512bw, avx512, 64, rule_template_avx512bw},
+        {"avx2", 126, fizzbuzz_blocks_avx2, __builtin_cpu_supports("avx2") != 0, 32, rule_template_avx2},
+        {"sse4.2", 62, fizzbuzz_blocks_sse4_2, __builtin_cpu_supports("sse4.2") != 0, 16, rule_template_sse4_2},
         {"scalar", 0, nullptr, true, 0},
     }};
   }();

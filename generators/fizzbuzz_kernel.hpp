@@ -16,9 +16,9 @@ namespace fizzgen {
 
 struct fizzbuzz_blocks {
   /// Writes `blocks` 30-line blocks, the first starting at number 30k+1 whose first d-1 digits
-  /// are prefix[0..prefix_len). Requires 1 <= prefix_len <= max_prefix<Arch>() and that every
-  /// number written keeps d digits. Stores up to one vector past the returned end. On return
-  /// prefix holds the prefix of the next block.
+  /// are prefix[0..prefix_len). Requires 1 <= prefix_len <= 4 * vector bytes - 2 (a line spans
+  /// up to four vectors) and that every number written keeps d digits. Stores up to one vector
+  /// past the returned end. On return prefix holds the prefix of the next block.
   template <class Arch>
   char* operator()(Arch, char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) const noexcept;
 };

@@ -28,49 +28,66 @@ byte_batch<Arch> image(char const* text, std::size_t len) noexcept {
   return load_bytes<Arch>(bytes);
 }
 
+/// A line image of up to N vectors: N batches, byte i of the image in batch i / size.
+template <class Arch, std::size_t N>
+struct wide {
+  byte_batch<Arch> v[N];
+};
+
+template <class Arch, std::size_t N>
+wide<Arch, N> wide_image(std::uint8_t const* bytes) noexcept {
+  wide<Arch, N> w;
+  for (std::size_t j = 0; j < N; ++j) w.v[j] = load_bytes<Arch>(bytes + j * byte_batch<Arch>::size);
+  return w;
+}
+
 /// Adds one to the decimal prefix held in p (digits in bytes [0, len)). `one` has a 1 at byte
-/// len-1; a units digit that became ':' carries, which the scalar path resolves.
-template <class Arch>
-byte_batch<Arch> increment(byte_batch<Arch> p, byte_batch<Arch> one, std::size_t len) noexcept {
-  byte_batch<Arch> q = p + one;
-  if (!xsimd::any(q == byte_batch<Arch>(static_cast<std::uint8_t>(':')))) [[likely]]
+/// len-1, which is in batch U; a units digit that became ':' carries, which the scalar path
+/// resolves.
+template <class Arch, std::size_t N, std::size_t U>
+wide<Arch, N> increment(wide<Arch, N> p, byte_batch<Arch> one, std::size_t len) noexcept {
+  constexpr std::size_t size = byte_batch<Arch>::size;
+  wide<Arch, N> q = p;
+  q.v[U] = p.v[U] + one;
+  if (!xsimd::any(q.v[U] == byte_batch<Arch>(static_cast<std::uint8_t>(':')))) [[likely]]
     return q;
-  alignas(64) std::uint8_t bytes[byte_batch<Arch>::size];
-  p.store_aligned(bytes);
+  alignas(64) std::uint8_t bytes[N * size];
+  for (std::size_t j = 0; j < N; ++j) p.v[j].store_aligned(bytes + j * size);
   std::size_t i = len;
   while (bytes[i - 1] == '9') bytes[--i] = '0';  // the caller guarantees the width never grows
   ++bytes[i - 1];
-  return load_bytes<Arch>(bytes);
+  return wide_image<Arch, N>(bytes);
 }
 
-}  // namespace
-
-template <class Arch>
-char* fizzbuzz_blocks::operator()(Arch, char* out, char* prefix, std::size_t prefix_len,
-                                  std::uint64_t blocks) const noexcept {
+/// The kernel for lines of prefix, units digit and newline spanning N vectors, the prefix's
+/// units digit in vector U.
+template <class Arch, std::size_t N, std::size_t U>
+char* blocks_of(char* out, char* prefix, std::size_t len, std::uint64_t blocks) noexcept {
   using batch = byte_batch<Arch>;
-  std::size_t const len = prefix_len;
+  constexpr std::size_t size = batch::size;
   std::size_t const line = len + 2;  // prefix, units digit, newline
 
-  batch p0 = image<Arch>(prefix, len);
-  alignas(64) std::uint8_t one_bytes[batch::size] = {};
+  alignas(64) std::uint8_t bytes[N * size] = {};
+  std::memcpy(bytes, prefix, len);
+  wide<Arch, N> p0 = wide_image<Arch, N>(bytes);
+  alignas(64) std::uint8_t one_bytes[N * size] = {};
   one_bytes[len - 1] = 1;
-  batch const one = load_bytes<Arch>(one_bytes);
+  batch const one = load_bytes<Arch>(one_bytes + U * size);
   // suffix[u]: units digit u and the newline, right after the prefix.
-  batch suffix[10];
+  wide<Arch, N> suffix[10];
   for (int u = 0; u < 10; ++u) {
-    alignas(64) std::uint8_t s[batch::size] = {};
+    alignas(64) std::uint8_t s[N * size] = {};
     s[len] = static_cast<std::uint8_t>('0' + u);
     s[len + 1] = '\n';
-    suffix[u] = load_bytes<Arch>(s);
+    suffix[u] = wide_image<Arch, N>(s);
   }
   batch const fizz = image<Arch>("Fizz\n", 5);
   batch const buzz = image<Arch>("Buzz\n", 5);
   batch const fizzbuzz = image<Arch>("FizzBuzz\n", 9);
 
   auto* o = reinterpret_cast<std::uint8_t*>(out);
-  auto num = [&](batch p, int u) {
-    (p | suffix[u]).store_unaligned(o);
+  auto num = [&](wide<Arch, N> const& p, int u) {
+    for (std::size_t j = 0; j < N; ++j) (p.v[j] | suffix[u].v[j]).store_unaligned(o + j * size);
     o += line;
   };
   auto word = [&](batch w, std::size_t n) {
@@ -78,8 +95,8 @@ char* fizzbuzz_blocks::operator()(Arch, char* out, char* prefix, std::size_t pre
     o += n;
   };
   for (std::uint64_t b = 0; b < blocks; ++b) {
-    batch const p1 = increment<Arch>(p0, one, len);
-    batch const p2 = increment<Arch>(p1, one, len);
+    wide<Arch, N> const p1 = increment<Arch, N, U>(p0, one, len);
+    wide<Arch, N> const p2 = increment<Arch, N, U>(p1, one, len);
     // 30k+1 .. 30k+10
     num(p0, 1), num(p0, 2), word(fizz, 5), num(p0, 4), word(buzz, 5);
     word(fizz, 5), num(p0, 7), num(p0, 8), word(fizz, 5), word(buzz, 5);
@@ -89,12 +106,30 @@ char* fizzbuzz_blocks::operator()(Arch, char* out, char* prefix, std::size_t pre
     // 30k+21 .. 30k+30
     word(fizz, 5), num(p2, 2), num(p2, 3), word(fizz, 5), word(buzz, 5);
     num(p2, 6), word(fizz, 5), num(p2, 8), num(p2, 9), word(fizzbuzz, 9);
-    p0 = increment<Arch>(p2, one, len);
+    p0 = increment<Arch, N, U>(p2, one, len);
   }
-  alignas(64) std::uint8_t bytes[batch::size];
-  p0.store_aligned(bytes);
+  for (std::size_t j = 0; j < N; ++j) p0.v[j].store_aligned(bytes + j * size);
   std::memcpy(prefix, bytes, len);
   return reinterpret_cast<char*>(o);
+}
+
+}  // namespace
+
+template <class Arch>
+char* fizzbuzz_blocks::operator()(Arch, char* out, char* prefix, std::size_t prefix_len,
+                                  std::uint64_t blocks) const noexcept {
+  constexpr std::size_t size = byte_batch<Arch>::size;
+  std::size_t const len = prefix_len;
+  // The line's vectors, and the one holding the prefix's units digit (byte len-1): a line of
+  // len + 2 bytes ends in vector (len + 1) / size, and the units digit is in that one or the one
+  // before.
+  std::size_t const n = (len + 2 + size - 1) / size, u = (len - 1) / size;
+  if (n == 1) return blocks_of<Arch, 1, 0>(out, prefix, len, blocks);
+  if (n == 2)
+    return u == 1 ? blocks_of<Arch, 2, 1>(out, prefix, len, blocks) : blocks_of<Arch, 2, 0>(out, prefix, len, blocks);
+  if (n == 3)
+    return u == 2 ? blocks_of<Arch, 3, 2>(out, prefix, len, blocks) : blocks_of<Arch, 3, 1>(out, prefix, len, blocks);
+  return u == 3 ? blocks_of<Arch, 4, 3>(out, prefix, len, blocks) : blocks_of<Arch, 4, 2>(out, prefix, len, blocks);
 }
 
 }  // namespace fizzgen

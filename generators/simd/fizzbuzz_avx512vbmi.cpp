@@ -165,8 +165,13 @@ char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, char* out
 
 }  // namespace
 
-/// See fizzbuzz_blocks; prefix_len <= 32. Stores up to 64 bytes past the returned end.
+/// The generic kernel compiled for AVX-512BW (its own file: never instantiated here, so the linker
+/// cannot mix the two builds), which takes the prefixes too long for the permutation table.
+char* fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
+
+/// See fizzbuzz_blocks. Stores up to 64 bytes past the returned end.
 char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept {
+  if (prefix_len > 32) return fizzbuzz_blocks_avx512bw(out, prefix, prefix_len, blocks);
   std::size_t const len = prefix_len;
   alignas(64) std::uint8_t table[kMaxVectors * 64];
   std::size_t const vectors = build_table(table, len);

@@ -3,7 +3,7 @@
 // scalar bytes must match the line-at-a-time oracle. Chunks are filled into buffers of exactly
 // chunk_capacity() bytes, so ASan sees any store past the capacity the generator promised.
 // Input: flags (bit 0 custom rules, bit 1 unbounded, bit 2 divisors 1..12, whose short periods
-// take the custom-rules template kernel's whole blocks), from '\n' (up to 70 digits: past every
+// take the custom-rules template kernel's whole blocks), from '\n' (up to 260 digits: past every
 // kernel's widest prefix), total lines (3 bytes), chunk bytes (3 bytes), then with bit 0 a rule
 // count and rules (size byte [8-byte divisor] word '\n').
 
@@ -52,7 +52,7 @@ std::string fill_all(fizzgen::fizzbuzz const& g, std::uint64_t& lines) {
 extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   fuzz::input in(data, size);
   std::uint8_t const flags = in.byte();
-  std::string const from = fuzz::positive_digits(in.line(), 70);
+  std::string const from = fuzz::positive_digits(in.line(), 260);
   std::optional<std::uint64_t> total = in.le(3) % (2 * kMaxLines);
   if ((flags & 2) != 0) total.reset();
   std::size_t const chunk_bytes = in.le(3) % 65536 + 1;
