@@ -81,6 +81,22 @@ void encode_fast(benchmark::State& state) {
   rate(state, bytes);
 }
 
+/// The encoder with one arch's kernel (the scalar encoder for archs without one).
+void encode_arch(benchmark::State& state, kernel_arch const& arch) {
+  if (!arch.available) {
+    state.SkipWithError("arch not available on this CPU");
+    return;
+  }
+  std::vector<char> out(morse::encode_bound(text().size()));
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(morse::encode_eager(text(), out.data(), arch));
+    benchmark::ClobberMemory();
+    bytes += text().size();
+  }
+  rate(state, bytes);
+}
+
 void decode_oracle(benchmark::State& state) {
   std::uint64_t bytes = 0;
   for (auto _ : state) {
@@ -165,6 +181,10 @@ void morse_fizzbuzz_chunks(benchmark::State& state, kernel_arch const& arch, cha
 void register_all() {
   benchmark::RegisterBenchmark("encode/oracle", encode_oracle);
   benchmark::RegisterBenchmark("encode/fast", encode_fast);
+  for (auto const& arch : kernel_archs())
+    if (arch.morse_encode != nullptr)
+      benchmark::RegisterBenchmark(("encode/" + std::string(arch.name)).c_str(),
+                                   [&arch](benchmark::State& st) { encode_arch(st, arch); });
   benchmark::RegisterBenchmark("decode/oracle", decode_oracle);
   benchmark::RegisterBenchmark("decode/fast", decode_fast);
   benchmark::RegisterBenchmark("encode/pipeline", pipeline, morse_direction::encode)
