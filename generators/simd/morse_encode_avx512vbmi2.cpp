@@ -67,6 +67,9 @@ std::size_t morse_encode_avx512vbmi2(char const* in, std::size_t n, char* out) n
   __m512i const unslotted = _mm512_set1_epi8(static_cast<char>(kUnslotted));
   auto const* s = reinterpret_cast<unsigned char const*>(in);
   char* p = out;
+  // Whether the output so far ends in a space, kept in a register: reading p[-1] back right after
+  // the vector store that wrote it would wait for that store, block after block.
+  std::uint64_t space_before = 0;
   for (std::size_t i = 0; i < n; i += 64) {
     std::size_t const len = n - i < 64 ? n - i : 64;
     // The bytes past the end load as 0, which has no code: they use no slot byte.
@@ -74,6 +77,7 @@ std::size_t morse_encode_avx512vbmi2(char const* in, std::size_t n, char* out) n
     __m512i const x = _mm512_maskz_loadu_epi8(valid, s + i);
     if (_mm512_cmpeq_epi8_mask(x, unslotted) != 0) [[unlikely]] {
       p = encode_bytes_scalar(s + i, len, out, p);
+      space_before = p != out && p[-1] == ' ' ? 1 : 0;
       continue;
     }
     __mmask64 const ascii = _knot_mask64(_mm512_movepi8_mask(x));
@@ -92,7 +96,9 @@ std::size_t morse_encode_avx512vbmi2(char const* in, std::size_t n, char* out) n
     plane0 = _mm512_andnot_si512(lost, plane0);
     plane1 = _mm512_andnot_si512(lost, plane1);
     // The first writing byte a pass byte: what it takes back was written by an earlier block.
-    if ((pass_in_writes & 1) != 0 && p != out && p[-1] == ' ') --p;
+    p -= pass_in_writes & space_before;
+    // The last writing byte, a code byte, keeps its space (no pass byte after it in this block).
+    space_before = (codes >> (63 - __builtin_clzll(writes))) & 1;
     __m512i const pairs[2] = {_mm512_permutex2var_epi8(plane0, pair_lo, plane1),
                               _mm512_permutex2var_epi8(plane0, pair_hi, plane1)};
     unsigned const vectors = static_cast<unsigned>((len + 7) / 8);
