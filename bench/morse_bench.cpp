@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "generators/morse_codec.hpp"
 #include "generators/morse_fizzbuzz.hpp"
 #include "morse_oracle.hpp"
+#include "morse_text.hpp"
 
 namespace {
 
@@ -26,21 +26,9 @@ using namespace fizzgen;
 
 constexpr std::size_t kTextBytes = std::size_t{1} << 18;  // one pipeline chunk: its Morse fits in L2
 
-/// English-like text: words, punctuation, a newline every ten words or so. Seeded, so every run
-/// measures the same bytes.
+/// English-like text (tests/morse_text.hpp), the same bytes in every run.
 std::string const& text() {
-  static std::string const t = [] {
-    std::mt19937_64 rng(1);
-    char const* words[] = {"the",    "quick",  "brown",    "fox", "jumps", "over", "a",  "lazy", "dog",
-                           "Hello,", "world.", "FizzBuzz", "42",  "Morse", "code", "is", "fast?"};
-    std::string s;
-    while (s.size() < kTextBytes) {
-      s += words[rng() % std::size(words)];
-      s += rng() % 10 == 0 ? '\n' : ' ';
-    }
-    s.resize(kTextBytes);
-    return s;
-  }();
+  static std::string const t = morse_text::english_like(1, kTextBytes);
   return t;
 }
 

@@ -14,6 +14,7 @@
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
 #include "morse_oracle.hpp"
+#include "morse_text.hpp"
 #include "oracle.hpp"
 
 namespace {
@@ -60,18 +61,7 @@ std::string random_bytes(std::mt19937_64& rng, std::size_t n, std::string_view a
   return s;
 }
 
-/// Words, punctuation and a newline every ten words or so, as in bench/morse_bench.
-std::string english_like(std::mt19937_64& rng, std::size_t n) {
-  char const* words[] = {"the",    "quick",    "brown", "fox",   "jumps", "over", "a",     "lazy",  "dog",   "Hello,",
-                         "world.", "FizzBuzz", "42",    "Morse", "code",  "is",   "fast?", "(yes)", "don't", "e-mail"};
-  std::string s;
-  while (s.size() < n) {
-    s += words[rng() % std::size(words)];
-    s += rng() % 10 == 0 ? '\n' : ' ';
-  }
-  s.resize(n);
-  return s;
-}
+std::string english_like(std::mt19937_64& rng, std::size_t n) { return morse_text::english_like(rng(), n); }
 
 /// Inputs of every kind, several 64-byte blocks long and with odd tails.
 std::vector<std::string> samples() {

@@ -8,6 +8,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include <bit>
 #include <cstdint>
 
 #include "generators/morse_encode_kernel.hpp"
@@ -62,7 +63,7 @@ std::size_t morse_encode_avx512vbmi2(char const* in, std::size_t n, char* out) n
   __mmask64 const planes_bytes = 0xe0e0e0e0e0e0e0e0;  // bytes 5, 6, 7 of every qword
   // gf2p8affineqb: bit i of result byte j = parity(matrix byte 7 - i AND x byte j); with x byte j
   // = 1 << j that is bit j of plane i: slot byte j's class, a transpose of the 8x8 bits.
-  __m512i const bit_j = _mm512_set1_epi64(0x8040201008040201);
+  __m512i const bit_j = _mm512_set1_epi64(std::bit_cast<long long>(std::uint64_t{0x8040201008040201}));
   __m512i const class_byte = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<__m128i const*>(kSlotBytes)));
   __m512i const unslotted = _mm512_set1_epi8(static_cast<char>(kUnslotted));
   auto const* s = reinterpret_cast<unsigned char const*>(in);
