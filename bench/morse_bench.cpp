@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "generators/morse_codec.hpp"
 #include "generators/morse_fizzbuzz.hpp"
 #include "morse_oracle.hpp"
+#include "morse_text.hpp"
 
 namespace {
 
@@ -26,21 +26,9 @@ using namespace fizzgen;
 
 constexpr std::size_t kTextBytes = std::size_t{1} << 18;  // one pipeline chunk: its Morse fits in L2
 
-/// English-like text: words, punctuation, a newline every ten words or so. Seeded, so every run
-/// measures the same bytes.
+/// English-like text (tests/morse_text.hpp), the same bytes in every run.
 std::string const& text() {
-  static std::string const t = [] {
-    std::mt19937_64 rng(1);
-    char const* words[] = {"the",    "quick",  "brown",    "fox", "jumps", "over", "a",  "lazy", "dog",
-                           "Hello,", "world.", "FizzBuzz", "42",  "Morse", "code", "is", "fast?"};
-    std::string s;
-    while (s.size() < kTextBytes) {
-      s += words[rng() % std::size(words)];
-      s += rng() % 10 == 0 ? '\n' : ' ';
-    }
-    s.resize(kTextBytes);
-    return s;
-  }();
+  static std::string const t = morse_text::english_like(1, kTextBytes);
   return t;
 }
 
@@ -75,6 +63,22 @@ void encode_fast(benchmark::State& state) {
   std::uint64_t bytes = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(morse::encode_eager(text(), out.data()));
+    benchmark::ClobberMemory();
+    bytes += text().size();
+  }
+  rate(state, bytes);
+}
+
+/// The encoder with one arch's kernel (the scalar encoder for archs without one).
+void encode_arch(benchmark::State& state, kernel_arch const& arch) {
+  if (!arch.available) {
+    state.SkipWithError("arch not available on this CPU");
+    return;
+  }
+  std::vector<char> out(morse::encode_bound(text().size()));
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(morse::encode_eager(text(), out.data(), arch));
     benchmark::ClobberMemory();
     bytes += text().size();
   }
@@ -165,6 +169,10 @@ void morse_fizzbuzz_chunks(benchmark::State& state, kernel_arch const& arch, cha
 void register_all() {
   benchmark::RegisterBenchmark("encode/oracle", encode_oracle);
   benchmark::RegisterBenchmark("encode/fast", encode_fast);
+  for (auto const& arch : kernel_archs())
+    if (arch.morse_encode != nullptr)
+      benchmark::RegisterBenchmark(("encode/" + std::string(arch.name)).c_str(),
+                                   [&arch](benchmark::State& st) { encode_arch(st, arch); });
   benchmark::RegisterBenchmark("decode/oracle", decode_oracle);
   benchmark::RegisterBenchmark("decode/fast", decode_fast);
   benchmark::RegisterBenchmark("encode/pipeline", pipeline, morse_direction::encode)

@@ -51,6 +51,8 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
       ->type_name("N");
   cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
       ->type_name("N");
+  cmd.add_option("--arch", t.arch, "Force the encoder kernel's instruction set (see fizzgen --list-archs)")
+      ->type_name("NAME");
 }
 
 /// Options given to `parent` itself, other than help: names one, or "" when there are none.
@@ -65,6 +67,7 @@ std::string given_option(CLI::App const& parent) {
 int run_codec(morse_codec_text const& t, morse_direction direction) {
   morse_stream_options o;
   o.direction = direction;
+  o.arch = &choose_arch(t.arch);
   if (!t.threads.empty()) {
     o.threads = parse_threads(t.threads);
   } else {

@@ -13,6 +13,7 @@ namespace fizzgen::cli {
 struct morse_codec_text {
   std::string file = "-";  ///< "-" is standard input
   std::string threads, chunk_size;
+  std::string arch;  ///< the encoder kernel's instruction set; "": the best the CPU offers
 };
 
 /// What `fizzgen morse [encode|decode]` parsed. CLI11 writes into it while parsing, so it must

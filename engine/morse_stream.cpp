@@ -20,6 +20,7 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
 #include "output/sys.hpp"
 
@@ -268,6 +269,7 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   token_pool pool(in_cap, encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap), !input.mapped());
   std::atomic<bool> stop{false};  // set by the output stage, read by the input stage
   morse::encode_joiner joiner;
+  kernel_arch const& arch = options.arch != nullptr ? *options.arch : default_arch();
   // TBB runs each serial stage one call at a time, yet on any thread; the locks (never contended)
   // make that order visible to ThreadSanitizer, and to the reads of report and input at the end.
   std::mutex input_order, output_order;
@@ -291,7 +293,7 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   auto transform = [&](token* t) -> token* {
     t->take_from();
     if (encoding) {
-      t->out_len = morse::encode_eager(t->in, t->out);
+      t->out_len = morse::encode_eager(t->in, t->out, arch);
     } else {
       t->out_len = morse::decode(t->in, t->out);
     }

@@ -10,6 +10,8 @@
 
 namespace fizzgen {
 
+struct kernel_arch;
+
 enum class morse_direction { encode, decode };
 
 struct morse_stream_options {
@@ -17,6 +19,7 @@ struct morse_stream_options {
   unsigned threads = 1;                            ///< >= 1: cores transforming chunks at once
   std::size_t chunk_bytes = std::size_t{1} << 18;  ///< input bytes per chunk (>= 1); 256 KiB keeps
                                                    ///< a chunk's Morse (about 4x) within L2
+  kernel_arch const* arch = nullptr;               ///< the encoder kernel's arch; nullptr: default_arch()
 };
 
 struct morse_stream_report {

@@ -19,13 +19,17 @@ using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std
 using template_fn = char* (*)(char* out, rule_template const& t, char const* number, std::size_t width,
                               std::uint64_t phase, std::uint64_t lines) noexcept;
 
+/// Encodes n bytes to Morse as morse::encode_eager does (generators/morse_encode_kernel.hpp).
+using morse_encode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
+
 struct kernel_arch {
   std::string_view name;
-  std::size_t max_prefix = 0;    ///< longest prefix (digits - 1) the vector kernel takes
-  blocks_fn blocks = nullptr;    ///< nullptr: the scalar reference path only
-  bool available = false;        ///< the CPU can run it
-  std::size_t vector_bytes = 0;  ///< bytes the kernel may store past its end
-  template_fn rules = nullptr;   ///< the custom-rules template kernel; nullptr: the table path only
+  std::size_t max_prefix = 0;              ///< longest prefix (digits - 1) the vector kernel takes
+  blocks_fn blocks = nullptr;              ///< nullptr: the scalar reference path only
+  bool available = false;                  ///< the CPU can run it
+  std::size_t vector_bytes = 0;            ///< bytes the kernel may store past its end
+  template_fn rules = nullptr;             ///< the custom-rules template kernel; nullptr: the table path only
+  morse_encode_fn morse_encode = nullptr;  ///< the Morse encoder kernel; nullptr: the scalar encoder
 };
 
 /// Every arch the binary carries, best first; the last is "scalar", always available.

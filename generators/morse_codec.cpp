@@ -8,6 +8,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "generators/arch.hpp"
+#include "generators/morse_encode_kernel.hpp"
 #include "generators/morse_table.hpp"
 
 namespace fizzgen::morse {
@@ -47,27 +49,31 @@ encode_tables const& enc() noexcept {
   return t;
 }
 
-/// Byte at a time, for blocks holding a pass byte or a long code. `begin` is the chunk's start:
-/// a pass byte takes back a space only within the chunk (encode_joiner handles the rest).
-char* encode_bytes(unsigned char const* s, std::size_t n, char const* begin, char* p, encode_tables const& t) noexcept {
-  for (std::size_t i = 0; i < n; ++i) {
-    unsigned const b = s[i];
-    if ((t.len[b] & kSlow) == 0) {
-      std::memcpy(p, &t.word[b], 8);
-      p += t.len[b];
-    } else if (kind_of(static_cast<unsigned char>(b)) == byte_kind::pass) {
-      // Every code ends in a space and no pass byte is one, so a space just before p is exactly
-      // "the one space written just before" this byte.
-      if (p != begin && p[-1] == ' ') --p;
-      *p++ = static_cast<char>(b);
-    } else {
-      std::string_view const code = code_of(static_cast<unsigned char>(b));
-      std::memcpy(p, code.data(), code.size());
-      p[code.size()] = ' ';
-      p += code.size() + 1;
+/// The class (kSlotBytes) of a byte of a slot.
+constexpr unsigned slot_class(char c) noexcept {
+  unsigned k = 0;
+  while (kSlotBytes[k] != c) ++k;
+  return k;
+}
+
+encode_slot_tables make_slot_tables() noexcept {
+  encode_slot_tables t{};
+  auto put = [&t](unsigned b, unsigned j, char c) {
+    for (unsigned p = 0; p < 3; ++p) t.plane[p][b] |= static_cast<std::uint8_t>(((slot_class(c) >> p) & 1u) << j);
+  };
+  for (unsigned b = 0; b < 128; ++b) {
+    auto const c = static_cast<unsigned char>(b);
+    std::string_view const code = code_of(c);
+    if (kind_of(c) == byte_kind::pass) {
+      put(b, 0, static_cast<char>(c));
+      continue;
     }
+    if (code.empty() || c == kUnslotted) continue;                                            // nothing used
+    for (std::size_t j = 0; j < code.size(); ++j) put(b, static_cast<unsigned>(j), code[j]);  // '&' is ". ..."
+    put(b, static_cast<unsigned>(code.size()), ' ');
+    t.space[b] = static_cast<std::uint8_t>(1u << code.size());
   }
-  return p;
+  return t;
 }
 
 // ---- decoding ---------------------------------------------------------------------------------
@@ -177,6 +183,38 @@ inline char* decode_window(block_masks const m, std::uint64_t const origin, unsi
 
 }  // namespace
 
+encode_slot_tables const& slot_tables() noexcept {
+  static encode_slot_tables const t = make_slot_tables();
+  return t;
+}
+
+char* encode_bytes_scalar(unsigned char const* s, std::size_t n, char const* begin, char* p) noexcept {
+  encode_tables const& t = enc();
+  for (std::size_t i = 0; i < n; ++i) {
+    unsigned const b = s[i];
+    if ((t.len[b] & kSlow) == 0) {
+      std::memcpy(p, &t.word[b], 8);
+      p += t.len[b];
+    } else if (kind_of(static_cast<unsigned char>(b)) == byte_kind::pass) {
+      // Every code ends in a space and no pass byte is one, so a space just before p is exactly
+      // "the one space written just before" this byte.
+      if (p != begin && p[-1] == ' ') --p;
+      *p++ = static_cast<char>(b);
+    } else {
+      std::string_view const code = code_of(static_cast<unsigned char>(b));
+      std::memcpy(p, code.data(), code.size());
+      p[code.size()] = ' ';
+      p += code.size() + 1;
+    }
+  }
+  return p;
+}
+
+std::size_t encode_eager(std::span<char const> in, char* out, kernel_arch const& arch) noexcept {
+  if (arch.morse_encode == nullptr) return encode_eager(in, out);
+  return arch.morse_encode(in.data(), in.size(), out);
+}
+
 std::size_t encode_eager(std::span<char const> in, char* out) noexcept {
   encode_tables const& t = enc();
   auto const* s = reinterpret_cast<unsigned char const*>(in.data());
@@ -192,7 +230,7 @@ std::size_t encode_eager(std::span<char const> in, char* out) noexcept {
     std::uint64_t const w0 = t.word[b0], w1 = t.word[b1], w2 = t.word[b2], w3 = t.word[b3];
     std::size_t const l0 = t.len[b0], l1 = t.len[b1], l2 = t.len[b2], l3 = t.len[b3];
     if (((l0 | l1 | l2 | l3) & kSlow) != 0) [[unlikely]] {
-      p = encode_bytes(s + i, 4, out, p, t);
+      p = encode_bytes_scalar(s + i, 4, out, p);
       continue;
     }
     // Offsets as a tree of sums, so the only chain from block to block is one addition.
@@ -203,13 +241,15 @@ std::size_t encode_eager(std::span<char const> in, char* out) noexcept {
     std::memcpy(p + l01 + l2, &w3, 8);
     p += l01 + (l2 + l3);
   }
-  p = encode_bytes(s + i, n - i, out, p, t);
+  p = encode_bytes_scalar(s + i, n - i, out, p);
   return static_cast<std::size_t>(p - out);
 }
 
-std::string encode(std::string_view in) {
+std::string encode(std::string_view in) { return encode(in, kernel_archs().back()); }
+
+std::string encode(std::string_view in, kernel_arch const& arch) {
   std::string out(encode_bound(in.size()), '\0');
-  std::size_t n = encode_eager(in, out.data());
+  std::size_t n = encode_eager(in, out.data(), arch);
   if (n > 0 && out[n - 1] == ' ') --n;
   out.resize(n);
   return out;

@@ -12,10 +12,15 @@
 #include <string>
 #include <string_view>
 
+namespace fizzgen {
+struct kernel_arch;
+}
+
 namespace fizzgen::morse {
 
-/// Bytes the encoder and decoder may store past the end of what they report written.
-inline constexpr std::size_t kStoreSlack = 16;
+/// Bytes the encoder and decoder may store past the end of what they report written (a vector
+/// kernel stores whole 64-byte vectors).
+inline constexpr std::size_t kStoreSlack = 64;
 
 /// Room encode_eager needs for n input bytes: a code and its space take at most 18 bytes ('%').
 constexpr std::size_t encode_bound(std::size_t n) noexcept { return n * 18 + kStoreSlack; }
@@ -23,8 +28,14 @@ constexpr std::size_t encode_bound(std::size_t n) noexcept { return n * 18 + kSt
 /// Encodes in eagerly into out (room for encode_bound(in.size()) bytes); returns the bytes written.
 std::size_t encode_eager(std::span<char const> in, char* out) noexcept;
 
+/// encode_eager with arch's vector kernel (the same bytes), or the scalar path where it has none.
+std::size_t encode_eager(std::span<char const> in, char* out, kernel_arch const& arch) noexcept;
+
 /// The MORSE.md encoding of a whole stream (eager, minus the final trailing space).
 std::string encode(std::string_view in);
+
+/// encode with arch's kernel.
+std::string encode(std::string_view in, kernel_arch const& arch);
 
 /// Stitches eagerly encoded chunks, given in stream order, into the MORSE.md stream.
 class encode_joiner {

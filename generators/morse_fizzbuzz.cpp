@@ -15,7 +15,8 @@ namespace {
 /// kernels, and the Morse ones follow the same instruction sets. nullptr for "scalar".
 morse_blocks_fn kernel_for(kernel_arch const& arch) noexcept {
   if (arch.blocks == nullptr) return nullptr;
-  if (arch.name == "avx512vbmi" || arch.name == "avx512bw") return morse_fizzbuzz_blocks_avx512bw;
+  if (arch.name == "avx512vbmi2" || arch.name == "avx512vbmi" || arch.name == "avx512bw")
+    return morse_fizzbuzz_blocks_avx512bw;
   if (arch.name == "avx2") return morse_fizzbuzz_blocks_avx2;
   if (arch.name == "sse4.2") return morse_fizzbuzz_blocks_sse4_2;
   return nullptr;

@@ -33,6 +33,7 @@ extern "C" int args_fuzz_one_input(std::uint8_t const* data, std::size_t size);
 extern "C" int decimal_fuzz_one_input(std::uint8_t const* data, std::size_t size);
 extern "C" int check_fuzz_one_input(std::uint8_t const* data, std::size_t size);
 extern "C" int fizzbuzz_arch_fuzz_one_input(std::uint8_t const* data, std::size_t size);
+extern "C" int morse_arch_fuzz_one_input(std::uint8_t const* data, std::size_t size);
 
 namespace {
 
@@ -81,6 +82,7 @@ TEST(FuzzCorpus, ArgsSeedsPass) { replay("args_fuzz", args_fuzz_one_input); }
 TEST(FuzzCorpus, DecimalSeedsPass) { replay("decimal_fuzz", decimal_fuzz_one_input); }
 TEST(FuzzCorpus, CheckSeedsPass) { replay("check_fuzz", check_fuzz_one_input); }
 TEST(FuzzCorpus, FizzbuzzArchSeedsPass) { replay("fizzbuzz_arch_fuzz", fizzbuzz_arch_fuzz_one_input); }
+TEST(FuzzCorpus, MorseArchSeedsPass) { replay("morse_arch_fuzz", morse_arch_fuzz_one_input); }
 
 // ---- Option parsers -------------------------------------------------------------------------
 

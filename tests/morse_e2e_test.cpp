@@ -83,6 +83,25 @@ TEST_F(MorseE2E, EncodeAndDecodeFilesPipesAndRedirections) {
   EXPECT_EQ(ok("$F morse encode empty"), "");
 }
 
+TEST_F(MorseE2E, EveryEncoderArchGivesTheOracleBytes) {
+  std::mt19937_64 rng(7);
+  std::string text;
+  std::string_view const alphabet = "the quick brown fox, 42!\n\t\r  %&$#\xc3\xa9";
+  for (int i = 0; i < 100000; ++i) text += alphabet[rng() % alphabet.size()];
+  write_file(dir_ / "in.txt", text);
+  std::string const morse = morse_oracle::encode(text);
+  // `--list-archs` lines: NAME, then "available" for the ones this CPU runs.
+  std::string const list = ok("$F --list-archs | awk '$2 == \"available\" { print $1 }'");
+  for (std::size_t at = 0, end; (end = list.find('\n', at)) != std::string::npos; at = end + 1) {
+    std::string const arch = list.substr(at, end - at);
+    for (std::string const& cmd : {"$F morse encode --arch " + arch + " --chunk-size 999 in.txt",
+                                   "FIZZGEN_ARCH=" + arch + " $F morse encode --threads 2 <in.txt"})
+      EXPECT_EQ(oracle::first_difference(ok(cmd), morse), "") << cmd;
+  }
+  EXPECT_NE(list.find("scalar"), std::string::npos);
+  EXPECT_EQ(sh("$F morse encode --arch nonsense in.txt").status, 2);
+}
+
 TEST_F(MorseE2E, DecodeSurvivesRandomBytes) {
   std::mt19937_64 rng(3);
   std::string junk(1 << 20, '\0');

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# fizzgen's Morse encoder and decoder against ripmors (the fast Rust Morse program), same run,
+# taking turns: 256 MiB (or MIB) files to /dev/null, the wall time of each command, medians of
+# ROUNDS rounds, and ripmors / fizzgen as the per-core ratio. Inputs: English-like text (seeded),
+# and the encoder's worst cases (every byte without a code, every byte '\n', every byte '$', a
+# 7-symbol code); decode reads the Morse of the text. Each output is first compared with
+# ripmors's, byte for byte.
+#
+#   bench/morse_vs_ripmors.sh FIZZGEN [RIPMORS] [ROUNDS] [MIB]
+#
+# Without ripmors (not found or not given) only fizzgen's times are printed. Needs python3.
+set -euo pipefail
+
+fz=${1:?usage: morse_vs_ripmors.sh FIZZGEN [RIPMORS] [ROUNDS] [MIB]}
+rip=${2:-$(command -v ripmors || true)}
+rounds=${3:-5}
+mib=${4:-256}
+[ -n "$rip" ] && [ ! -x "$rip" ] && rip=
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 - "$work" "$mib" <<'PY'
+import random, sys
+work, mib = sys.argv[1], int(sys.argv[2])
+n = mib << 20
+random.seed(14)
+words = ("the quick brown fox jumps over a lazy dog Hello, world. FizzBuzz 42 Morse code is fast? "
+         "It's (really) e-mail: yes; no!").split()
+parts, size = [], 0
+while size < n:
+    w = random.choice(words) + ("\n" if random.random() < 0.1 else " ")
+    parts.append(w)
+    size += len(w)
+open(f"{work}/text", "w").write("".join(parts)[:n])
+for name, byte in (("nocode", b"\x01"), ("newlines", b"\n"), ("dollars", b"$")):
+    open(f"{work}/{name}", "wb").write(byte * n)
+PY
+"$fz" morse encode --threads 1 "$work/text" >"$work/text.morse"
+
+echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, L2 $(lscpu | sed -n 's/^L2 cache: *//p'), kernel $(uname -r)"
+echo "# $mib MiB files to /dev/null, wall time, medians of $rounds rounds taking turns; fizzgen --threads 1 unless said"
+# The timer: one Python process with no inherited fd above 2 (closerange), each command started
+# with subprocess (close_fds), input from the file, output to /dev/null.
+python3 - "$work" "$fz" "$rip" "$rounds" <<'PY'
+import os, statistics, subprocess, sys, time
+os.closerange(3, 4096)
+work, fz, rip, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+cases = [("encode text", ["-e", "ascii"], "encode", "text"), ("encode nocode", ["-e", "ascii"], "encode", "nocode"),
+         ("encode newlines", ["-e", "ascii"], "encode", "newlines"), ("encode dollars", ["-e", "ascii"], "encode", "dollars"),
+         ("decode text", ["-d"], "decode", "text.morse")]
+runs = {}
+def timed(key, argv, path):
+    with open(path, "rb") as f, open(os.devnull, "wb") as null:
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdin=f, stdout=null, check=True)
+        runs.setdefault(key, []).append(time.perf_counter() - t0)
+for _ in range(rounds):
+    for label, ropt, cmd, name in cases:
+        path = f"{work}/{name}"
+        if rip:
+            timed((label, "ripmors"), [rip] + ropt, path)
+        timed((label, "fizzgen"), [fz, "morse", cmd, "--threads", "1", path], path)
+        if name == "text":
+            timed((label, "fizzgen x2"), [fz, "morse", cmd, "--threads", "2", path], path)
+med = {k: statistics.median(v) for k, v in runs.items()}
+print(f"{'case':<16} {'ripmors':>9} {'fizzgen':>9} {'ratio':>7} {'fizzgen --threads 2':>20}")
+for label, _, _, name in cases:
+    r = med.get((label, "ripmors"))
+    f = med[(label, "fizzgen")]
+    two = med.get((label, "fizzgen x2"))
+    print(f"{label:<16} {(f'{r:.3f}s' if r else '-'):>9} {f:.3f}s {(f'{r / f:.2f}x' if r else '-'):>7} "
+          f"{(f'{two:.3f}s' if two else ''):>20}")
+PY

@@ -1,0 +1,52 @@
+// libFuzzer target, differential: every Morse encoder kernel this CPU runs (generators/arch.hpp)
+// must write the scalar encoder's bytes for the same input, whole and cut into chunks, and the
+// chunks stitched by encode_joiner must give the oracle's stream. Output buffers are exactly
+// encode_bound() bytes, so ASan sees any store past the room the encoder promised.
+// Input: one byte, the chunk size (1 + b bytes), then the text.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "generators/arch.hpp"
+#include "generators/morse_codec.hpp"
+#include "morse_oracle.hpp"
+
+namespace {
+
+/// What `arch` writes for in, eagerly, in a buffer of exactly encode_bound bytes.
+std::string eager(std::string_view in, fizzgen::kernel_arch const* arch) {
+  namespace morse = fizzgen::morse;
+  std::vector<char> out(morse::encode_bound(in.size()));
+  std::size_t const n =
+      arch == nullptr ? morse::encode_eager(in, out.data()) : morse::encode_eager(in, out.data(), *arch);
+  if (n > out.size()) std::abort();
+  return {out.data(), n};
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
+  if (size == 0) return 0;
+  std::size_t const chunk = std::size_t{data[0]} + 1;
+  std::string_view const text(reinterpret_cast<char const*>(data + 1), size - 1);
+  std::string const want = morse_oracle::encode(text);
+  for (fizzgen::kernel_arch const& arch : fizzgen::kernel_archs()) {
+    if (!arch.available || arch.morse_encode == nullptr) continue;
+    if (eager(text, &arch) != eager(text, nullptr)) std::abort();
+    fizzgen::morse::encode_joiner joiner;
+    std::string stream;
+    for (std::size_t at = 0; at < text.size(); at += chunk) {
+      std::string const piece = eager(text.substr(at, std::min(chunk, text.size() - at)), &arch);
+      auto const p = joiner.next(piece);
+      if (p.space) stream += ' ';
+      stream.append(p.body.data(), p.body.size());
+    }
+    if (stream != want) std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,130 @@
+// The Morse encoder kernels: every arch this CPU runs that has one against the scalar encoder
+// (byte for byte, eagerly) and against the oracle (a stream cut into chunks at every offset), on
+// seeded random bytes, English-like text and the worst cases: bytes without a code, every byte a
+// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there.
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "generators/arch.hpp"
+#include "generators/morse_codec.hpp"
+#include "morse_oracle.hpp"
+#include "morse_text.hpp"
+#include "oracle.hpp"
+
+namespace {
+
+namespace morse = fizzgen::morse;
+using fizzgen::kernel_arch;
+
+std::vector<kernel_arch const*> encoder_archs() {
+  std::vector<kernel_arch const*> archs;
+  for (kernel_arch const& a : fizzgen::kernel_archs())
+    if (a.available && a.morse_encode != nullptr) archs.push_back(&a);
+  return archs;
+}
+
+/// Eager encoding with arch's kernel (nullptr: the scalar encoder) into exactly encode_bound bytes.
+std::string eager(std::string_view in, kernel_arch const* arch) {
+  std::vector<char> out(morse::encode_bound(in.size()));
+  std::size_t const n =
+      arch == nullptr ? morse::encode_eager(in, out.data()) : morse::encode_eager(in, out.data(), *arch);
+  EXPECT_LE(n, out.size());
+  return {out.data(), n};
+}
+
+/// The stream of `in` encoded by arch in pieces ending at the offsets in cuts (ascending).
+std::string stream_in_pieces(std::string_view in, std::vector<std::size_t> const& cuts, kernel_arch const& arch) {
+  morse::encode_joiner joiner;
+  std::string out;
+  std::size_t from = 0;
+  auto add = [&](std::size_t to) {
+    std::string const piece = eager(in.substr(from, to - from), &arch);
+    auto const p = joiner.next(piece);
+    if (p.space) out += ' ';
+    out.append(p.body.data(), p.body.size());
+    from = to;
+  };
+  for (std::size_t c : cuts) add(c);
+  add(in.size());
+  return out;
+}
+
+std::string random_bytes(std::mt19937_64& rng, std::size_t n, std::string_view alphabet) {
+  std::string s(n, '\0');
+  for (char& c : s) c = alphabet.empty() ? static_cast<char>(rng() & 0xff) : alphabet[rng() % alphabet.size()];
+  return s;
+}
+
+std::string english_like(std::mt19937_64& rng, std::size_t n) { return morse_text::english_like(rng(), n); }
+
+/// Inputs of every kind, several 64-byte blocks long and with odd tails.
+std::vector<std::string> samples() {
+  std::mt19937_64 rng(14);
+  std::vector<std::string> s;
+  s.push_back(std::string(300, '\x01'));  // no code at all
+  s.push_back(std::string(300, '\n'));
+  s.push_back(std::string(300, '$'));  // 7 symbols and a space: a full slot
+  s.push_back(std::string(300, '%'));  // the scalar path, block after block
+  s.push_back(std::string(300, ' '));
+  s.push_back(std::string(300, '&'));
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  s.push_back(all + all);
+  for (std::size_t n : {0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200, 1000}) s.push_back(english_like(rng, n));
+  for (int i = 0; i < 40; ++i) {
+    std::string_view const alphabet = i % 4 == 0   ? ""
+                                      : i % 4 == 1 ? "ab \n\t\r#&$`"
+                                      : i % 4 == 2 ? "e \n#\x80"
+                                                   : "aZ09 \n\t\r%&#.-/";
+    s.push_back(random_bytes(rng, rng() % 400, alphabet));
+  }
+  return s;
+}
+
+TEST(MorseEncodeKernel, EveryArchWritesTheScalarBytes) {
+  auto const archs = encoder_archs();
+  if (archs.empty()) GTEST_SKIP() << "no Morse encoder kernel runs on this CPU";
+  for (kernel_arch const* arch : archs) {
+    for (std::string const& s : samples()) ASSERT_EQ(eager(s, arch), eager(s, nullptr)) << arch->name << " on " << s;
+    // Every length up to a few blocks, each byte at each position of a block.
+    std::mt19937_64 rng(5);
+    std::string const text = random_bytes(rng, 200, "a% \n\t#$&\xff");
+    for (std::size_t n = 0; n <= text.size(); ++n)
+      ASSERT_EQ(eager(text.substr(0, n), arch), eager(text.substr(0, n), nullptr)) << arch->name << " length " << n;
+  }
+}
+
+TEST(MorseEncodeKernel, LargeTextMatchesTheOracle) {
+  std::mt19937_64 rng(1);
+  std::string const text = english_like(rng, 1 << 20);
+  std::string const want = morse_oracle::encode(text);
+  for (kernel_arch const* arch : encoder_archs()) {
+    std::string const got = morse::encode(text, *arch);
+    ASSERT_EQ(oracle::first_difference(got, want), "") << arch->name;
+  }
+}
+
+TEST(MorseEncodeKernel, CutAtEveryOffsetOfAFewChunks) {
+  std::mt19937_64 rng(3);
+  std::vector<std::string> const texts{english_like(rng, 150), random_bytes(rng, 150, "a \n\n\t\r#$%&"),
+                                       std::string(70, '\n') + std::string(70, ' '), std::string(140, '#') + "\n"};
+  for (kernel_arch const* arch : encoder_archs()) {
+    for (std::string const& s : texts) {
+      std::string const want = morse_oracle::encode(s);
+      for (std::size_t a = 0; a <= s.size(); ++a) {
+        ASSERT_EQ(stream_in_pieces(s, {a}, *arch), want) << arch->name << " cut at " << a;
+        // A second cut after the first, every few bytes: pieces of a byte or two, empty ones too.
+        for (std::size_t b = a; b <= s.size(); b += 1 + a % 13)
+          ASSERT_EQ(stream_in_pieces(s, {a, b}, *arch), want) << arch->name << " cut at " << a << " and " << b;
+      }
+    }
+  }
+}
+
+}  // namespace
