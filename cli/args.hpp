@@ -2,6 +2,7 @@
 // Parsing and validation of option values. Every function throws std::invalid_argument with a
 // message that names the option and the offending text, ready to print as the one error line.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,6 +15,11 @@ std::string parse_positive(std::string_view option, std::string_view text);
 /// A count in GNU head's syntax: digits, then optionally b (512), K M G T P E (powers of 1024,
 /// also KiB...), KB MB GB TB PB EB (powers of 1000). Must fit in 64 bits.
 std::uint64_t parse_size(std::string_view option, std::string_view text);
+
+/// A duration: a decimal number (a fraction allowed: "0.5", ".25") and a unit, ms, s, m or h, or no
+/// unit for seconds: "500ms", "3s", "2m", "1h", "0.5". Exact to the nanosecond (finer digits are
+/// dropped); 0 is a duration. Signs, spaces, other units and more than 2^63-1 ns are refused.
+std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text);
 
 /// A thread count: 1..kMaxThreads.
 inline constexpr unsigned kMaxThreads = 1024;

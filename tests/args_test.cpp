@@ -85,5 +85,38 @@ TEST(ArgsRule, Rejects) {
   }
 }
 
+TEST(ArgsDuration, UnitsAndFractions) {
+  using std::chrono::nanoseconds;
+  EXPECT_EQ(parse_duration("--duration", "500ms"), nanoseconds(500'000'000));
+  EXPECT_EQ(parse_duration("--duration", "3s"), nanoseconds(3'000'000'000));
+  EXPECT_EQ(parse_duration("--duration", "2m"), nanoseconds(120'000'000'000));
+  EXPECT_EQ(parse_duration("--duration", "1h"), nanoseconds(3'600'000'000'000));
+  EXPECT_EQ(parse_duration("--duration", "0.5"), nanoseconds(500'000'000));
+  EXPECT_EQ(parse_duration("--duration", "7"), nanoseconds(7'000'000'000));
+  EXPECT_EQ(parse_duration("--duration", ".25s"), nanoseconds(250'000'000));
+  EXPECT_EQ(parse_duration("--duration", "1.5m"), nanoseconds(90'000'000'000));
+  EXPECT_EQ(parse_duration("--duration", "2.5ms"), nanoseconds(2'500'000));
+  EXPECT_EQ(parse_duration("--duration", "0.000000001"), nanoseconds(1));
+  EXPECT_EQ(parse_duration("--duration", "1.0000000019"), nanoseconds(1'000'000'001));  // finer digits dropped
+  EXPECT_EQ(parse_duration("--duration", "0"), nanoseconds(0));
+  EXPECT_EQ(parse_duration("--duration", "1."), nanoseconds(1'000'000'000));
+  EXPECT_EQ(parse_duration("--duration", "9223372036.854775807"), nanoseconds(INT64_MAX));
+}
+
+TEST(ArgsDuration, RejectsSignsJunkUnitsAndOverflow) {
+  for (char const* text : {"",           "s",        ".",
+                           "..5",        "1.2.3",    "-1",
+                           "-1s",        "+1s",      " 1s",
+                           "1s ",        "1 s",      "5x",
+                           "5sec",       "5S",       "1d",
+                           "1e3",        "5ms5",     "9223372036.854775808",
+                           "9223372037", "2562048h", "99999999999999999999"}) {
+    std::string const msg = error_of([&] { parse_duration("--duration", text); });
+    EXPECT_EQ(msg.rfind("--duration: '", 0), 0u) << "accepted or badly refused: '" << text << "': " << msg;
+  }
+  EXPECT_EQ(error_of([&] { parse_duration("--duration", "3x"); }),
+            "--duration: '3x' has an unknown unit (use ms, s, m or h; bare: seconds)");
+}
+
 }  // namespace
 }  // namespace fizzgen::cli
