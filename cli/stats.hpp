@@ -15,7 +15,9 @@ struct run_setup {
   std::string output_path;  ///< "vmsplice", "write", "null"
   std::string reuse;        ///< reuse policy and why
   std::size_t pipe_size = 0;
-  bool spin = false;  ///< SPLICE_F_NONBLOCK polling
+  bool spin = false;            ///< SPLICE_F_NONBLOCK polling
+  std::uint64_t rate = 0;       ///< --rate in bytes per second, 0: unthrottled
+  double duration_seconds = 0;  ///< --duration, 0: none
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);

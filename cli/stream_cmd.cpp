@@ -47,6 +47,13 @@ reuse_policy parse_reuse(std::string const& text) {
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
   app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
+  app.add_option("--rate", t.rate,
+                 "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
+                 "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
+      ->type_name("R");
+  app.add_option("--duration", t.duration,
+                 "Stop after T (500ms, 3s, 2m, 1h; bare: seconds) at the next piece or chunk; exit 0")
+      ->type_name("T");
   app.add_option("--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket; 1 for yes, whose chunks never change)")
@@ -107,6 +114,20 @@ std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback) {
   return static_cast<std::size_t>(n);
 }
 
+std::optional<std::uint64_t> rate_option(std::string const& text) {
+  if (text.empty()) return std::nullopt;
+  std::uint64_t const rate = parse_size("--rate", text);
+  if (rate == 0) throw std::invalid_argument("--rate: '0' must be at least 1 byte per second");
+  return rate;
+}
+
+std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text) {
+  if (text.empty()) return std::nullopt;
+  std::chrono::nanoseconds const d = parse_duration("--duration", text);
+  if (d.count() == 0) throw std::invalid_argument("--duration: '" + text + "' must be more than 0");
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+}
+
 kernel_arch const& choose_arch(std::string const& name) {
   if (name.empty()) return default_arch();
   kernel_arch const* a = find_arch(name);
@@ -135,6 +156,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
                     : gen.constant()   ? 1
                                        : default_threads(t.generate_only);
   options.byte_limit = byte_limit;
+  options.rate = rate_option(t.rate);
+  options.duration = duration_option(t.duration);
   options.reuse = parse_reuse(t.reuse);
   options.pipe_only = t.pipe_only;
   if (!t.buffers.empty()) {
@@ -184,6 +207,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.arch = std::string(arch);
   setup.output_path = std::string(out->path());
   setup.pipe_size = out->pipe_size();
+  setup.rate = options.rate.value_or(0);
+  setup.duration_seconds = options.duration ? std::chrono::duration<double>(*options.duration).count() : 0;
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {

@@ -10,6 +10,7 @@
 
 #include "engine/buffer.hpp"
 #include "engine/cpus.hpp"
+#include "engine/pacer.hpp"
 #include "engine/spin.hpp"
 
 namespace fizzgen {
@@ -22,6 +23,24 @@ std::string_view to_string(reuse_policy p) noexcept {
       return "always";
     case reuse_policy::automatic:
       return "auto";
+  }
+  return "?";
+}
+
+std::string_view to_string(run_end e) noexcept {
+  switch (e) {
+    case run_end::finished:
+      return "end of stream";
+    case run_end::byte_limit:
+      return "byte limit";
+    case run_end::duration:
+      return "duration";
+    case run_end::stopped:
+      return "signal";
+    case run_end::reader_gone:
+      return "reader gone";
+    case run_end::failed:
+      return "failed";
   }
   return "?";
 }
@@ -68,7 +87,8 @@ class pipeline {
         out_(out),
         options_(options),
         n_buffers_(buffers_per_worker()),
-        online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))) {}
+        online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))),
+        pacer_(options.rate, options.duration, gen.chunk_capacity()) {}
 
   run_report run() {
     run_report report;
@@ -76,6 +96,7 @@ class pipeline {
     report.buffers_per_worker = n_buffers_;
     report.workers.resize(options_.threads);
     auto const start = clock_type::now();
+    pacer_.start(start);
     if (!options_.byte_limit || *options_.byte_limit > 0) {
       // Declared before the workers, so it is unregistered only after they have been joined.
       std::stop_callback const on_stop(options_.stop, [this] {
@@ -110,6 +131,13 @@ class pipeline {
     report.pinned = pinned_.load(std::memory_order_relaxed);
     report.stopped = stopped_.load(std::memory_order_relaxed);
     report.huge_pages_kb = huge_kb_;
+    report.pace_piece_bytes = pacer_.piece_bytes();
+    report.ended = report.status == emit_status::failed        ? run_end::failed
+                   : report.status == emit_status::reader_gone ? run_end::reader_gone
+                   : pacer_.timed_out()                        ? run_end::duration
+                   : limit_reached_                            ? run_end::byte_limit
+                   : report.stopped                            ? run_end::stopped
+                                                               : run_end::finished;
     return report;
   }
 
@@ -206,14 +234,21 @@ class pipeline {
       std::size_t size = b.bytes;
       if (options_.byte_limit)
         size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
-      emit_status const status = out_.emit({b.memory.data(), size});
+      emit_status status = emit_status::ok;
+      bool cut_short = false;  // the deadline passed or a stop came while pacing
+      if (!pacer_.active()) {
+        status = out_.emit({b.memory.data(), size});
+      } else {
+        size = emit_paced(b, size, status, cut_short);
+      }
       if (status == emit_status::ok) bytes_ += size;  // a failed emit's partial count is unknown
       if (options_.progress != nullptr && status == emit_status::ok) publish_progress(b, size);
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
       b.verdict = verdict;
       slots_.emitted.store(b.slots_after, std::memory_order_release);  // pairs with may_rewrite's acquire
-      bool const done = status != emit_status::ok || (options_.byte_limit && bytes_ >= *options_.byte_limit);
+      limit_reached_ = options_.byte_limit && bytes_ >= *options_.byte_limit;
+      bool const done = status != emit_status::ok || limit_reached_ || cut_short;
       if (done) {
         status_ = status;
         error_ = out_.error();
@@ -232,6 +267,24 @@ class pipeline {
       stats.emit_seconds += seconds_between(t2, t3);
       if (done) return;
     }
+  }
+
+  /// Emits the first `size` bytes of b in the pacer's pieces, each when the rate allows it; the
+  /// bytes emitted. `cut_short` when the deadline or a stop came first, `status` when an emit failed.
+  std::size_t emit_paced(slot_buffer const& b, std::size_t size, emit_status& status, bool& cut_short) {
+    auto const stopped = [this] { return stop_.load(std::memory_order_relaxed); };
+    std::size_t sent = 0;
+    while (sent < size) {
+      std::size_t const n = pacer_.next_piece(size - sent);
+      if (!pacer_.wait(n, stopped)) {
+        cut_short = true;
+        break;
+      }
+      status = out_.emit({b.memory.data() + sent, n});
+      if (status != emit_status::ok) break;
+      sent += n;
+    }
+    return sent;
   }
 
   /// Adds an emitted chunk (or the first `size` bytes of it) to the progress counter: relaxed,
@@ -271,8 +324,10 @@ class pipeline {
   std::atomic<unsigned> pinned_{0};
   std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
-  std::string abort_error_;  ///< guarded by abort_mutex_
-  std::size_t huge_kb_ = 0;  ///< written by worker 0 before the join
+  std::string abort_error_;     ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;     ///< written by worker 0 before the join
+  pacer pacer_;                 ///< held with the turn, like bytes_
+  bool limit_reached_ = false;  ///< held with the turn
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;
   std::string error_;

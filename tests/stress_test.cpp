@@ -1,5 +1,7 @@
-// Driving a consumer end to end: check's length options (a lost tail must fail), check FILE.
-// Every stream is judged by `fizzgen check` through a real pipe.
+// Driving a consumer end to end: check's length options (a lost tail must fail), check FILE,
+// --rate and --duration on every stream subcommand, and their bad values. Every stream is judged
+// by `fizzgen check` through a real pipe. Timed figures use loose bounds (a loaded CI machine);
+// the exact ones belong to bench/rate.sh.
 
 #include <string>
 
@@ -10,6 +12,15 @@ namespace {
 using namespace fizzgen_test;
 
 class Stress : public pipeline_test {};
+
+/// The number before `word` in `text` ("... 4096 bytes" → 4096); 0 when absent.
+std::uint64_t number_before(std::string const& text, std::string const& word) {
+  std::size_t const at = text.find(word);
+  if (at == std::string::npos || at < 2) return 0;
+  std::size_t start = text.find_last_not_of("0123456789", at - 2);
+  start = start == std::string::npos ? 0 : start + 1;
+  return std::stoull(text.substr(start, at - 1 - start));
+}
 
 // ---- check: what must arrive ----------------------------------------------------------------
 
@@ -63,6 +74,63 @@ TEST_F(Stress, CheckNamesLostLines) {
   EXPECT_NE(o.err.find("line 776 (byte offset 3608): expected '776', got '779' (the line for 779: 3 lines missing"),
             std::string::npos)
       << o.err;
+}
+
+// ---- --rate and --duration --------------------------------------------------------------------
+
+TEST_F(Stress, RateHoldsOverTwoSeconds) {
+  // 2 s at 4 MiB/s: 8 MiB give or take a loaded machine. Exact figures: bench/rate.sh.
+  outcome const o = sh("$F --rate 4M --duration 2s --stats 2>stats.txt | $F check", scaled(20s));
+  EXPECT_EQ(o.status, 0) << o.err;
+  std::uint64_t const bytes = number_before(o.out, "bytes");
+  EXPECT_GT(bytes, 7u << 20) << o.out;
+  EXPECT_LT(bytes, 9u << 20) << o.out;
+  std::string const stats = file("stats.txt");
+  EXPECT_NE(stats.find("ended: duration"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("--rate 4194304 bytes/s"), std::string::npos) << stats;
+}
+
+TEST_F(Stress, RateWithBytesEndsByBytesOnTime) {
+  // 256 KiB at 512 KiB/s: half a second, never much less (no burst), verified to the byte.
+  for (char const* cmd : {"$F --rate 512K --bytes 256K --threads 3", "$F yes --rate 512K --bytes 256K",
+                          "$F morse --rate 512K --bytes 256K --threads 2"}) {
+    std::string const check = std::string(cmd).find("yes") != std::string::npos     ? "wc -c"
+                              : std::string(cmd).find("morse") != std::string::npos ? "wc -c"
+                                                                                    : "$F check --bytes 256K";
+    outcome const o = sh(std::string(cmd) + " | " + check, scaled(20s));
+    EXPECT_EQ(o.status, 0) << cmd << ": " << o.err;
+    EXPECT_NE(o.out.find("262144"), std::string::npos) << cmd << ": " << o.out;
+    EXPECT_GT(o.seconds, 0.4) << cmd;
+    EXPECT_LT(o.seconds, scaled(5s).count()) << cmd;
+  }
+}
+
+TEST_F(Stress, DurationEndsOnTimeWithExitZero) {
+  outcome const o = sh("$F --duration 700ms --stats 2>stats.txt | $F check", scaled(20s));
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("OK: "), std::string::npos) << o.out;
+  EXPECT_GT(o.seconds, 0.6);
+  EXPECT_LT(o.seconds, scaled(4s).count());
+  EXPECT_NE(file("stats.txt").find("ended: duration (--duration 0.700 s)"), std::string::npos) << file("stats.txt");
+  // --count ends first: the duration is only a bound.
+  EXPECT_TRUE(check_ok(ok("$F --count 1000 --duration 1h | $F check --count 1000"), 4673));
+  outcome const yes = sh("$F yes --duration 0.3 --rate 1M --stats 2>&1 >/dev/null", scaled(20s));
+  EXPECT_EQ(yes.status, 0);
+  EXPECT_NE(yes.out.find("ended: duration"), std::string::npos) << yes.out;
+}
+
+TEST_F(Stress, BadRatesAndDurationsAreRefused) {
+  for (char const* sub : {"", "yes ", "morse "}) {
+    for (char const* bad : {"--rate 0", "--rate -1", "--rate 5x", "--rate 1.5M", "--duration 0", "--duration -1s",
+                            "--duration 3x", "--duration 1d"}) {
+      std::string const cmd = std::string("$F ") + sub + bad + " --count 1";
+      outcome const o = sh(cmd);
+      EXPECT_EQ(o.status, 2) << cmd;
+      EXPECT_EQ(o.out, "") << cmd;
+      EXPECT_EQ(count_lines(o.err), 1u) << cmd << ": " << o.err;
+      EXPECT_EQ(o.err.rfind("fizzgen: --", 0), 0u) << cmd << ": " << o.err;
+    }
+  }
 }
 
 }  // namespace
