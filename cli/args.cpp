@@ -90,6 +90,30 @@ std::chrono::nanoseconds parse_duration(std::string_view option, std::string_vie
   return std::chrono::nanoseconds(ns);
 }
 
+write_sizes_text parse_write_sizes(std::string_view text) {
+  auto const one = [&](std::string_view size) {
+    std::uint64_t const n = parse_size("--write-size", size);
+    if (n == 0 || n > kMaxWriteSize) bad("--write-size", text, "needs sizes from 1 to 256M");
+    return n;
+  };
+  write_sizes_text w;
+  if (text.substr(0, 7) == "random:") {
+    std::string_view const range = text.substr(7);
+    std::size_t const dots = range.find("..");
+    if (dots == std::string_view::npos) bad("--write-size", text, "must look like random:MIN..MAX");
+    w.lo = one(range.substr(0, dots));
+    w.hi = one(range.substr(dots + 2));
+    if (w.lo > w.hi) bad("--write-size", text, "has MIN above MAX");
+    return w;
+  }
+  for (std::size_t start = 0;;) {
+    std::size_t const comma = std::min(text.find(',', start), text.size());
+    w.list.push_back(one(text.substr(start, comma - start)));
+    if (comma == text.size()) return w;
+    start = comma + 1;
+  }
+}
+
 unsigned parse_threads(std::string_view text) {
   std::uint64_t value = 0;
   if (!all_digits(text) || !to_u64(text, value) || value == 0 || value > kMaxThreads)

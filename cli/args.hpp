@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fizzgen::cli {
 
@@ -20,6 +21,15 @@ std::uint64_t parse_size(std::string_view option, std::string_view text);
 /// unit for seconds: "500ms", "3s", "2m", "1h", "0.5". Exact to the nanosecond (finer digits are
 /// dropped); 0 is a duration. Signs, spaces, other units and more than 2^63-1 ns are refused.
 std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text);
+
+/// --write-size: "N" (a fixed size), "A,B,C..." (a repeating list) or "random:A..B" (sizes from
+/// A to B inclusive), every size in parse_size's syntax, from 1 to kMaxWriteSize.
+inline constexpr std::uint64_t kMaxWriteSize = std::uint64_t{1} << 28;
+struct write_sizes_text {
+  std::vector<std::uint64_t> list;  ///< empty for a range
+  std::uint64_t lo = 0, hi = 0;     ///< the range, when list is empty
+};
+write_sizes_text parse_write_sizes(std::string_view text);
 
 /// A thread count: 1..kMaxThreads.
 inline constexpr unsigned kMaxThreads = 1024;

@@ -83,6 +83,11 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  static_cast<unsigned long long>(setup.rate),
                  r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0.0, r.pace_piece_bytes);
   std::fputc('\n', out);
+  if (!setup.write_size.empty()) {
+    std::fprintf(out, "  writes: --write-size %s", setup.write_size.c_str());
+    if (setup.seeded) std::fprintf(out, " --seed %llu", static_cast<unsigned long long>(setup.seed));
+    std::fputc('\n', out);
+  }
 }
 
 bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& r) {
@@ -93,14 +98,16 @@ bool write_stats_json(std::string const& path, run_setup const& setup, run_repor
                "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
                "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n"
                "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n"
-               "  \"ended\": %s,\n  \"rate\": %llu,\n  \"duration\": %.9f,\n  \"piece_bytes\": %zu,\n  \"workers\": [",
+               "  \"ended\": %s,\n  \"rate\": %llu,\n  \"duration\": %.9f,\n  \"piece_bytes\": %zu,\n"
+               "  \"write_size\": %s,\n  \"seed\": %s,\n  \"workers\": [",
                static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds),
                quoted(setup.mode).c_str(), r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(),
                quoted(setup.output_path).c_str(), setup.spin ? "true" : "false", quoted(setup.reuse).c_str(),
                setup.pipe_size, r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb,
                quoted(status_name(r.status)).c_str(), quoted(r.error).c_str(),
                quoted(std::string(to_string(r.ended))).c_str(), static_cast<unsigned long long>(setup.rate),
-               setup.duration_seconds, r.pace_piece_bytes);
+               setup.duration_seconds, r.pace_piece_bytes, quoted(setup.write_size).c_str(),
+               setup.seeded ? std::to_string(setup.seed).c_str() : "null");
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(f,

@@ -18,6 +18,9 @@ struct run_setup {
   bool spin = false;            ///< SPLICE_F_NONBLOCK polling
   std::uint64_t rate = 0;       ///< --rate in bytes per second, 0: unthrottled
   double duration_seconds = 0;  ///< --duration, 0: none
+  std::string write_size;       ///< --write-size as given, "" whole chunks
+  std::uint64_t seed = 0;       ///< the seed of the random choices, when seeded
+  bool seeded = false;
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);

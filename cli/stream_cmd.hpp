@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/write_pattern.hpp"
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
@@ -27,6 +28,8 @@ struct stream_text {
   std::string buffers;      ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
   std::string rate;         ///< --rate R bytes per second; "" unthrottled
   std::string duration;     ///< --duration T; "" until the stream ends
+  std::string write_size;   ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
+  std::string seed;         ///< --seed S for random choices; "" a fresh one
 };
 
 struct fizzbuzz_text {
@@ -48,6 +51,8 @@ std::optional<std::uint64_t> size_option(char const* name, std::string const& te
 std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
 /// --rate: bytes per second (size suffixes), > 0; nullopt when not given.
 std::optional<std::uint64_t> rate_option(std::string const& text);
+/// --write-size with --seed (a fresh seed when not given, stored in `seed`); nullopt when not given.
+std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed);
 /// --duration: more than 0; nullopt when not given.
 std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text);
 /// The arch by name ("" = the default); throws std::invalid_argument naming the problem.

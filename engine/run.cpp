@@ -88,7 +88,10 @@ class pipeline {
         options_(options),
         n_buffers_(buffers_per_worker()),
         online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))),
-        pacer_(options.rate, options.duration, gen.chunk_capacity()) {}
+        pacer_(options.rate, options.duration, gen.chunk_capacity()),
+        pattern_(options.write_sizes) {
+    if (pattern_) carry_.reserve(pattern_->largest());
+  }
 
   run_report run() {
     run_report report;
@@ -232,16 +235,21 @@ class pipeline {
       // scan had ended before any of its pages entered the pipe.
       std::uint64_t const verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
       std::size_t size = b.bytes;
+      std::uint64_t const taken = bytes_ + carry_.size();  // carry_: bytes of a cut piece not yet emitted
       if (options_.byte_limit)
-        size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
+        size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - taken));
       emit_status status = emit_status::ok;
       bool cut_short = false;  // the deadline passed or a stop came while pacing
-      if (!pacer_.active()) {
+      std::size_t written = size;
+      if (pattern_) {
+        bool const last = (options_.byte_limit && taken + size >= *options_.byte_limit) || !gen_.plan(index + 1);
+        written = emit_cut(b, size, last, status, cut_short);
+      } else if (!pacer_.active()) {
         status = out_.emit({b.memory.data(), size});
       } else {
-        size = emit_paced(b, size, status, cut_short);
+        size = written = emit_paced(b, size, status, cut_short);
       }
-      if (status == emit_status::ok) bytes_ += size;  // a failed emit's partial count is unknown
+      if (status == emit_status::ok) bytes_ += written;  // a failed emit's partial count is unknown
       if (options_.progress != nullptr && status == emit_status::ok) publish_progress(b, size);
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
@@ -261,7 +269,7 @@ class pipeline {
       auto const t3 = clock_type::now();
 
       stats.chunks += 1;
-      stats.bytes += size;
+      stats.bytes += written;
       stats.fill_seconds += seconds_between(t0, t1);
       stats.wait_seconds += seconds_between(t1, t2);
       stats.emit_seconds += seconds_between(t2, t3);
@@ -285,6 +293,46 @@ class pipeline {
       sent += n;
     }
     return sent;
+  }
+
+  /// Emits the first `size` bytes of b cut into the pattern's sizes, paced when a rate is set: first
+  /// the piece carried over from the previous chunk, completed from this one; a piece this chunk
+  /// cannot complete is carried to the next unless `last`, which emits it short. The bytes emitted.
+  std::size_t emit_cut(slot_buffer const& b, std::size_t size, bool last, emit_status& status, bool& cut_short) {
+    auto const stopped = [this] { return stop_.load(std::memory_order_relaxed); };
+    std::size_t written = 0;
+    auto const put = [&](std::byte const* data, std::size_t n) {
+      if (pacer_.active() && !pacer_.wait(n, stopped)) {
+        cut_short = true;
+        return false;
+      }
+      status = out_.emit({data, n});
+      if (status != emit_status::ok) return false;
+      written += n;
+      return true;
+    };
+    std::byte const* p = b.memory.data();
+    std::byte const* const end = p + size;
+    if (!carry_.empty()) {
+      std::size_t const take = std::min(want_ - carry_.size(), static_cast<std::size_t>(end - p));
+      carry_.insert(carry_.end(), p, p + take);
+      p += take;
+      if (carry_.size() < want_ && !last) return written;
+      bool const ok = put(carry_.data(), carry_.size());
+      carry_.clear();
+      if (!ok) return written;
+    }
+    while (p != end) {
+      want_ = pattern_->next();
+      std::size_t const n = std::min(want_, static_cast<std::size_t>(end - p));
+      if (n < want_ && !last) {
+        carry_.assign(p, end);
+        return written;
+      }
+      if (!put(p, n)) return written;
+      p += n;
+    }
+    return written;
   }
 
   /// Adds an emitted chunk (or the first `size` bytes of it) to the progress counter: relaxed,
@@ -324,9 +372,12 @@ class pipeline {
   std::atomic<unsigned> pinned_{0};
   std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
-  std::string abort_error_;     ///< guarded by abort_mutex_
-  std::size_t huge_kb_ = 0;     ///< written by worker 0 before the join
-  pacer pacer_;                 ///< held with the turn, like bytes_
+  std::string abort_error_;               ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;               ///< written by worker 0 before the join
+  pacer pacer_;                           ///< held with the turn, like bytes_
+  std::optional<write_pattern> pattern_;  ///< held with the turn
+  std::vector<std::byte> carry_;          ///< held with the turn: the start of a piece of want_ bytes
+  std::size_t want_ = 0;
   bool limit_reached_ = false;  ///< held with the turn
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;

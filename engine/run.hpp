@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/reuse_monitor.hpp"
+#include "engine/write_pattern.hpp"
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
 
@@ -48,6 +49,9 @@ struct run_options {
   progress_counter* progress = nullptr;  ///< when set, emitted bytes and lines are added to it
   std::optional<std::uint64_t> rate;     ///< bytes per second (> 0), paced by the turn holder
   std::optional<std::chrono::steady_clock::duration> duration;  ///< nothing is emitted after this long
+  /// Cut the stream into emits of exactly these sizes (the last one perhaps shorter), across chunk
+  /// edges too: the turn holder copies a piece that spans two chunks into a buffer of its own.
+  std::optional<write_pattern> write_sizes;
 };
 
 /// Why a run ended.

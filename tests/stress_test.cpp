@@ -3,7 +3,9 @@
 // by `fizzgen check` through a real pipe. Timed figures use loose bounds (a loaded CI machine);
 // the exact ones belong to bench/rate.sh.
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "pipeline_harness.hpp"
 
@@ -130,6 +132,78 @@ TEST_F(Stress, BadRatesAndDurationsAreRefused) {
       EXPECT_EQ(count_lines(o.err), 1u) << cmd << ": " << o.err;
       EXPECT_EQ(o.err.rfind("fizzgen: --", 0), 0u) << cmd << ": " << o.err;
     }
+  }
+}
+
+// ---- --write-size and --seed --------------------------------------------------------------
+
+/// The sizes of fizzgen's write(2) calls to fd 1 under strace, in order; "" when strace is missing.
+std::string const kWrites =
+    "command -v strace >/dev/null || exit 77; strace -f -qq -e trace=write -e signal=none -o trace.txt ";
+std::string const kSizes = " >/dev/null && sed -n 's/.*write(1, .*= \\([0-9]*\\)$/\\1/p' trace.txt | tr '\\n' ' '";
+
+TEST_F(Stress, WriteSizesAreVerifiedEndToEnd) {
+  for (char const* threads : {"1", "3"}) {
+    for (char const* sizes : {"4096", "1,4096,7", "random:1..65536", "random:1..3"}) {
+      std::string const cmd = std::string("$F --count 200000 --threads ") + threads + " --write-size " + sizes +
+                              " | $F check --count 200000";
+      EXPECT_NE(ok(cmd, scaled(30s)).find("OK: 200000 lines"), std::string::npos) << cmd;
+    }
+  }
+  EXPECT_TRUE(check_ok(ok("$F --bytes 300000 --write-size 7,5000 --rate 1M | $F check --bytes 300000"), 300000));
+  EXPECT_EQ(ok("$F yes --bytes 100000 --write-size random:1..999 | wc -c"), "100000\n");
+}
+
+TEST_F(Stress, WritesAreExactlyThePattern) {
+  outcome const list = sh(kWrites + "$F --bytes 20000 --threads 2 --write-size 1,4096,7" + kSizes);
+  if (list.status == 77) GTEST_SKIP() << "no strace";
+  ASSERT_EQ(list.status, 0) << list.err;
+  std::string want;
+  for (std::size_t total = 0, i = 0; total < 20000; ++i) {
+    std::size_t const size = std::min<std::size_t>(std::vector<std::size_t>{1, 4096, 7}[i % 3], 20000 - total);
+    want += std::to_string(size) + " ";
+    total += size;
+  }
+  EXPECT_EQ(list.out, want);
+  // The same seed, the same writes; another seed, others. Each in 1..3000, summing to the stream.
+  std::string const random = "$F --bytes 1M --write-size random:1..3000 --seed ";
+  std::string const a = ok(kWrites + random + "42" + kSizes);
+  EXPECT_EQ(ok(kWrites + random + "42 --threads 3" + kSizes), a);
+  EXPECT_NE(ok(kWrites + random + "43" + kSizes), a);
+  std::uint64_t sum = 0, writes = 0;
+  for (std::size_t pos = 0; pos < a.size();) {
+    std::size_t const end = a.find(' ', pos);
+    std::uint64_t const n = std::stoull(a.substr(pos, end - pos));
+    EXPECT_GE(n, 1u);
+    EXPECT_LE(n, 3000u);
+    sum += n;
+    ++writes;
+    pos = end + 1;
+  }
+  EXPECT_EQ(sum, 1u << 20);
+  EXPECT_GT(writes, 500u);  // about 1 MiB / 1500
+}
+
+TEST_F(Stress, SeedIsPrintedAndReproducesTheStream) {
+  outcome const o = sh("$F --bytes 100000 --write-size random:1..100 --stats 2>stats.txt | $F check --bytes 100000");
+  EXPECT_EQ(o.status, 0) << o.err;
+  std::string const stats = file("stats.txt");
+  std::size_t const at = stats.find("--seed ");
+  ASSERT_NE(at, std::string::npos) << stats;
+  EXPECT_NE(stats.find("writes: --write-size random:1..100 --seed "), std::string::npos) << stats;
+  ok("$F --bytes 100000 --write-size random:1..100 --seed 5 --stats-json s.json >/dev/null");
+  EXPECT_NE(file("s.json").find("\"seed\": 5,"), std::string::npos) << file("s.json");
+}
+
+TEST_F(Stress, BadWriteSizesAreRefused) {
+  for (char const* bad : {"--write-size 0", "--write-size random:9..3", "--write-size random:0..3",
+                          "--write-size random:5", "--write-size 1,,2", "--write-size 5x", "--write-size 1G",
+                          "--write-size ,", "--seed 5", "--write-size random:1..9 --seed x"}) {
+    std::string const cmd = std::string("$F ") + bad + " --count 1";
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 2) << cmd;
+    EXPECT_EQ(o.out, "") << cmd;
+    EXPECT_EQ(count_lines(o.err), 1u) << cmd << ": " << o.err;
   }
 }
 
