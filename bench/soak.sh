@@ -28,6 +28,8 @@ if [ "${1:-}" = "--round" ]; then
   for ((i = 0; i < ${#gen[@]}; ++i)); do [ "${gen[i]}" = "--" ] && break; done
   check=("${gen[0]}" check "${gen[@]:i+1}")
   gen=("${gen[@]:0:i}")
+  # What must arrive, when it is known: a lost tail fails.
+  case $kind in full | head) check+=(--bytes "$limit") ;; esac
 
   consume() {
     case $consumer in
@@ -71,6 +73,10 @@ if [ "${1:-}" = "--round" ]; then
   check_rc=${status[${#status[@]} - 1]}
   read -r gen_rc gen_end <"$work/gen"
   bytes=$(sed -n 's/^fizzgen check: OK: [0-9]* lines, \([0-9]*\) bytes.*/\1/p' "$work/out")
+  # A SIGTERM may come before the first byte: check refuses an empty stream it was not told of.
+  if [ "$kind" = stop ] && [ "$check_rc" = 1 ] && grep -q '^fizzgen check: empty input' "$work/err"; then
+    check_rc=0 bytes=0
+  fi
   if [ "$check_rc" != 0 ] || [ -z "$bytes" ]; then
     echo "check failed: $(cat "$work/out" "$work/err" | head -c 600)"
     exit 1

@@ -1,11 +1,14 @@
 #include "cli/app.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -53,16 +56,34 @@ int run_yes(std::vector<std::string> const& words, stream_text const& t) {
   return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
 }
 
-int run_check(fizzbuzz_text const& f, std::string const& threads) {
+/// check's options beyond the rules: what must arrive, where from, on how many threads.
+struct check_text {
+  std::string count, bytes, threads, file = "-";
+};
+
+int run_check(fizzbuzz_text const& f, check_text const& c) {
   check::options o;
   o.from = parse_positive("--from", f.from);
   for (auto const& text : f.rules) {
     rule_text r = parse_rule(text);
     o.rules.push_back({r.divisor, std::move(r.word)});
   }
-  unsigned const n =
-      threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size())) : parse_threads(threads);
-  return check::check_main(o, STDIN_FILENO, stdout, stderr, n);
+  o.lines = size_option("--count", c.count);
+  o.bytes = size_option("--bytes", c.bytes);
+  if (!f.to.empty()) o.lines = check::lines_between(o.from, parse_positive("--to", f.to));
+  unsigned const n = c.threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()))
+                                       : parse_threads(c.threads);
+  int fd = STDIN_FILENO;
+  if (c.file != "-") {
+    fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
+      return 1;
+    }
+  }
+  int const status = check::check_main(o, fd, stdout, stderr, n);
+  if (fd != STDIN_FILENO) ::close(fd);
+  return status;
 }
 
 constexpr char const* kFooter = R"(Examples:
@@ -70,7 +91,7 @@ constexpr char const* kFooter = R"(Examples:
   fizzgen --from 100000000000000000000 --count 15
   fizzgen --rule 2:Even --rule 7:Seven --to 14
   fizzgen yes hello world | head -3
-  fizzgen --count 10M | fizzgen check         generate and verify
+  fizzgen --count 10M | fizzgen check --count 10M   generate and verify, the tail included
   fizzgen --bytes 20G --progress | fizzgen sink   live progress line, then bytes and rate
   fizzgen bench --quick                       measure generation, pipe and end to end
 
@@ -112,20 +133,33 @@ int run_app(int argc, char** argv) {
   cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes)");
 
   CLI::App* check_cmd =
-      app.add_subcommand("check", "Verify a FizzBuzz stream on stdin, independently of the generator");
-  fizzbuzz_text check_text;
-  add_rule_options(*check_cmd, check_text);
-  std::string check_threads;
-  check_cmd->add_option("--threads", check_threads, "Verify on N threads (default: the CPUs this process may use)")
+      app.add_subcommand("check", "Verify a FizzBuzz stream (FILE or stdin), independently of the generator");
+  fizzbuzz_text check_rules;
+  check_text check_args;
+  add_rule_options(*check_cmd, check_rules);
+  check_cmd->add_option("--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
       ->type_name("N");
+  check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
+      ->type_name("N")
+      ->excludes("--count");
+  check_cmd->add_option("--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
+      ->type_name("N");
+  check_cmd->add_option("--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
+      ->type_name("N");
+  check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.
+--count, --to and --bytes say what must arrive, as the same options of the generator say
+where it stops (with --count and --bytes, whichever ends first): less or more fails and
+names both counts and where the stream ended early or went on. Without them any correct
+stream passes but an empty one (--count 0 says that nothing must arrive).
 
 Examples:
-  fizzgen --count 1G | fizzgen check          generate and verify
-  fizzgen --from 99 --count 1G | fizzgen check --from 99
+  fizzgen --count 1G | fizzgen check --count 1G   generate and verify, the tail included
+  fizzgen --from 99 --to 1000 | fizzgen check --from 99 --to 1000
   fizzgen --rule 2:Even --count 1M | fizzgen check --rule 2:Even
-  fizzgen --count 1G | pv | fizzgen check     through a reader that forwards pages)");
+  fizzgen --bytes 1G | pv | fizzgen check --bytes 1G   through a reader that forwards pages
+  fizzgen --count 1M >out.txt && fizzgen check --count 1M out.txt)");
 
   morse_command morse;
   add_morse_command(app, morse);
@@ -149,9 +183,10 @@ Examples:
   try {
     app.parse(argc, argv);
     if (*yes_cmd || *check_cmd || *sink.app || *bench.app || *tune.app) {
-      for (char const* name :
-           {"--from", "--to", "--rule", "--count", "--bytes", "--threads", "--reuse", "--arch", "--generate-only",
-            "--pipe-only", "--stats", "--stats-json", "--pipe-size", "--no-pin", "--progress", "--chunk-bytes"})
+      for (char const* name : {"--from",        "--to",         "--rule",      "--count",         "--bytes",
+                               "--threads",     "--reuse",      "--arch",      "--generate-only", "--pipe-only",
+                               "--stats",       "--stats-json", "--pipe-size", "--no-pin",        "--progress",
+                               "--chunk-bytes", "--rate",       "--duration",  "--write-size",    "--seed"})
         if (app.get_option(name)->count() > 0)
           throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
     }
@@ -161,7 +196,7 @@ Examples:
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
     if (*yes_cmd) return run_yes(yes_words, yes_stream);
-    if (*check_cmd) return run_check(check_text, check_threads);
+    if (*check_cmd) return run_check(check_rules, check_args);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);
   } catch (CLI::CallForHelp const& e) {
     return app.exit(e);

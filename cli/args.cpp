@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <stdexcept>
 
 namespace fizzgen::cli {
@@ -57,6 +58,60 @@ std::uint64_t parse_size(std::string_view option, std::string_view text) {
   if (multiplier == 0) bad(option, text, "has an unknown suffix (use b, K, M, G, T, P, E, KB, MB...)");
   if (value > UINT64_MAX / multiplier) bad(option, text, "is too large");
   return value * multiplier;
+}
+
+std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text) {
+  constexpr char const* kWhat = "is not a duration (a number, then ms, s, m or h; bare: seconds)";
+  std::size_t const number = std::min(text.find_first_not_of("0123456789."), text.size());
+  std::string_view const digits = text.substr(0, number);
+  std::string_view const unit = text.substr(number);
+  std::size_t const dot = digits.find('.');
+  std::string_view const whole = digits.substr(0, dot);
+  std::string_view const fraction = dot == std::string_view::npos ? std::string_view() : digits.substr(dot + 1);
+  if (whole.empty() && fraction.empty()) bad(option, text, kWhat);
+  if (fraction.find('.') != std::string_view::npos) bad(option, text, kWhat);
+  std::int64_t scale = 0;  // nanoseconds per unit
+  if (unit.empty() || unit == "s") scale = 1'000'000'000;
+  if (unit == "ms") scale = 1'000'000;
+  if (unit == "m") scale = 60'000'000'000;
+  if (unit == "h") scale = 3'600'000'000'000;
+  if (scale == 0) bad(option, text, "has an unknown unit (use ms, s, m or h; bare: seconds)");
+  std::uint64_t units = 0;
+  if (!whole.empty() && !to_u64(whole, units)) bad(option, text, "is too long");
+  if (units > static_cast<std::uint64_t>(INT64_MAX / scale)) bad(option, text, "is too long");
+  std::int64_t ns = static_cast<std::int64_t>(units) * scale;
+  std::int64_t place = scale;  // what one digit is worth at this decimal place
+  for (char c : fraction) {
+    place /= 10;
+    std::int64_t const add = (c - '0') * place;
+    if (ns > INT64_MAX - add) bad(option, text, "is too long");
+    ns += add;
+  }
+  return std::chrono::nanoseconds(ns);
+}
+
+write_sizes_text parse_write_sizes(std::string_view text) {
+  auto const one = [&](std::string_view size) {
+    std::uint64_t const n = parse_size("--write-size", size);
+    if (n == 0 || n > kMaxWriteSize) bad("--write-size", text, "needs sizes from 1 to 256M");
+    return n;
+  };
+  write_sizes_text w;
+  if (text.substr(0, 7) == "random:") {
+    std::string_view const range = text.substr(7);
+    std::size_t const dots = range.find("..");
+    if (dots == std::string_view::npos) bad("--write-size", text, "must look like random:MIN..MAX");
+    w.lo = one(range.substr(0, dots));
+    w.hi = one(range.substr(dots + 2));
+    if (w.lo > w.hi) bad("--write-size", text, "has MIN above MAX");
+    return w;
+  }
+  for (std::size_t start = 0;;) {
+    std::size_t const comma = std::min(text.find(',', start), text.size());
+    w.list.push_back(one(text.substr(start, comma - start)));
+    if (comma == text.size()) return w;
+    start = comma + 1;
+  }
 }
 
 unsigned parse_threads(std::string_view text) {

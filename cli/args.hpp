@@ -2,9 +2,11 @@
 // Parsing and validation of option values. Every function throws std::invalid_argument with a
 // message that names the option and the offending text, ready to print as the one error line.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fizzgen::cli {
 
@@ -14,6 +16,20 @@ std::string parse_positive(std::string_view option, std::string_view text);
 /// A count in GNU head's syntax: digits, then optionally b (512), K M G T P E (powers of 1024,
 /// also KiB...), KB MB GB TB PB EB (powers of 1000). Must fit in 64 bits.
 std::uint64_t parse_size(std::string_view option, std::string_view text);
+
+/// A duration: a decimal number (a fraction allowed: "0.5", ".25") and a unit, ms, s, m or h, or no
+/// unit for seconds: "500ms", "3s", "2m", "1h", "0.5". Exact to the nanosecond (finer digits are
+/// dropped); 0 is a duration. Signs, spaces, other units and more than 2^63-1 ns are refused.
+std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text);
+
+/// --write-size: "N" (a fixed size), "A,B,C..." (a repeating list) or "random:A..B" (sizes from
+/// A to B inclusive), every size in parse_size's syntax, from 1 to kMaxWriteSize.
+inline constexpr std::uint64_t kMaxWriteSize = std::uint64_t{1} << 28;
+struct write_sizes_text {
+  std::vector<std::uint64_t> list;  ///< empty for a range
+  std::uint64_t lo = 0, hi = 0;     ///< the range, when list is empty
+};
+write_sizes_text parse_write_sizes(std::string_view text);
 
 /// A thread count: 1..kMaxThreads.
 inline constexpr unsigned kMaxThreads = 1024;

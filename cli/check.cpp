@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
@@ -405,6 +406,78 @@ std::size_t longest_line(options const& o) {
   return std::max(digits, words) + 1;
 }
 
+std::string add_decimal(std::string digits, std::uint64_t n) {
+  for (auto i = digits.size(); i-- > 0 && n != 0;) {
+    std::uint64_t const sum = static_cast<std::uint64_t>(digits[i] - '0') + n % 10;
+    n = n / 10 + sum / 10;
+    digits[i] = static_cast<char>('0' + sum % 10);
+  }
+  return n == 0 ? digits : std::to_string(n) + digits;
+}
+
+namespace {
+
+// a < b for decimals without leading zeros.
+bool less_decimal(std::string_view a, std::string_view b) noexcept {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+// a - b for decimals without leading zeros, a >= b; nullopt when above 2^64-1.
+std::optional<std::uint64_t> difference(std::string_view a, std::string_view b) {
+  std::string d(a);
+  int borrow = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    std::size_t const at = d.size() - 1 - i;
+    int v = (d[at] - '0') - borrow - (i < b.size() ? b[b.size() - 1 - i] - '0' : 0);
+    borrow = v < 0 ? 1 : 0;
+    d[at] = static_cast<char>('0' + v + 10 * borrow);
+  }
+  std::string_view digits(d);
+  digits.remove_prefix(std::min(digits.find_first_not_of('0'), digits.size()));
+  std::uint64_t value = 0;
+  auto const [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc{} || end != digits.data() + digits.size())
+    return digits.empty() ? 0 : std::optional<std::uint64_t>{};
+  return value;
+}
+
+std::string count_of(std::uint64_t n, char const* unit) { return std::to_string(n) + " " + unit + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::optional<std::uint64_t> lines_between(std::string_view from, std::string_view to) {
+  if (!valid_from(from) || !valid_from(to))
+    throw std::invalid_argument("check: --from and --to must be positive decimals");
+  if (less_decimal(to, from))
+    throw std::invalid_argument("check: --to " + std::string(to) + " is below --from " + std::string(from));
+  std::optional<std::uint64_t> const d = difference(to, from);
+  if (!d || *d == UINT64_MAX) return std::nullopt;
+  return *d + 1;
+}
+
+std::string judge_length(result const& r, options const& o) {
+  std::optional<std::uint64_t> const lines = o.lines, bytes = o.bytes;
+  if (!lines && !bytes) return r.bytes == 0 ? "empty input (nothing arrived; --count 0 says that nothing must)" : "";
+  bool const whole = r.tail_bytes == 0;
+  bool const ended_by_lines = lines && r.lines == *lines && whole && (!bytes || r.bytes <= *bytes);
+  bool const ended_by_bytes =
+      bytes && r.bytes == *bytes && (!lines || r.lines < *lines || (r.lines == *lines && whole));
+  if (ended_by_lines || ended_by_bytes) return "";
+
+  std::string expected = lines && bytes ? count_of(*lines, "line") + " or " + count_of(*bytes, "byte") +
+                                              " (whichever ends the stream first)"
+                         : lines ? count_of(*lines, "line")
+                                 : count_of(*bytes, "byte");
+  std::string received = count_of(r.lines, "line") + ", " + count_of(r.bytes, "byte");
+  if (!whole) received += " (the last line cut off after " + count_of(r.tail_bytes, "byte") + ")";
+  std::string const head = "expected " + expected + ", received " + received + ": ";
+  bool const past_lines = lines && (r.lines > *lines || (r.lines == *lines && !whole));
+  if (past_lines) return head + "more than expected, from line " + std::to_string(*lines + 1);
+  if (bytes && r.bytes > *bytes) return head + "more than expected, from byte offset " + std::to_string(*bytes);
+  return head + "the stream ends early, at line " + std::to_string(r.lines + 1) + " (byte offset " +
+         std::to_string(r.bytes) + ")";
+}
+
 result check_fd(int fd, options const& o) {
   checker c(o);
   // The pipe's size is left alone on purpose: a vmsplice writer may size its buffer reuse by it.
@@ -438,6 +511,19 @@ std::string show(std::string_view s, bool truncated) {
   return out;
 }
 
+// When the bad line is a number M other than this line's N: M > N says lines were lost (as
+// many as M - N), M < N that an earlier line came again. "" when the line is not a number.
+std::string number_hint(options const& o, result const& r) {
+  std::string_view const m = r.actual;
+  if (!valid_from(m)) return "";
+  std::string const n = add_decimal(o.from, r.bad_line - 1);
+  if (m == n) return "";
+  if (less_decimal(m, n)) return "the line for " + std::string(m) + " again: a repeat or a reorder";
+  std::optional<std::uint64_t> const lost = difference(m, n);
+  return "the line for " + std::string(m) + ": " +
+         (lost ? count_of(*lost, "line") : std::string("more than 2^64 lines")) + " missing before it";
+}
+
 }  // namespace
 
 int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigned threads) {
@@ -449,6 +535,10 @@ int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigne
     return 1;
   }
   if (r.ok) {
+    if (std::string const wrong = judge_length(r, o); !wrong.empty()) {
+      std::fprintf(err, "fizzgen check: %s\n", wrong.c_str());
+      return 1;
+    }
     std::fprintf(out, "fizzgen check: OK: %" PRIu64 " lines, %" PRIu64 " bytes", r.lines, r.bytes);
     if (r.tail_bytes != 0) std::fprintf(out, " (final line cut off after %" PRIu64 " bytes)", r.tail_bytes);
     std::fputc('\n', out);
@@ -458,6 +548,8 @@ int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigne
   std::fprintf(err, "fizzgen check: line %" PRIu64 " (byte offset %" PRIu64 "): expected '%s', got '%s'", r.bad_line,
                r.bad_offset, show(r.expected, false).c_str(), show(r.actual, r.actual_truncated).c_str());
   if (r.reason != "wrong line") std::fprintf(err, " (%s)", r.reason.c_str());
+  std::string const hint = r.reason == "wrong line" && !r.actual_truncated ? number_hint(o, r) : "";
+  if (!hint.empty()) std::fprintf(err, " (%s)", hint.c_str());
   std::fputc('\n', err);
   return 1;
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,10 @@ struct rule {
 struct options {
   std::string from = "1";   ///< decimal digits, no leading zeros, > 0; any length
   std::vector<rule> rules;  ///< in output order; empty means the classic 3:Fizz 5:Buzz
+  // What must arrive (check_main): the stream ends at the first of these limits reached, as the
+  // generator's --count and --bytes end it. With neither, any length but 0 passes.
+  std::optional<std::uint64_t> lines = std::nullopt;  ///< --count, --to: whole lines
+  std::optional<std::uint64_t> bytes = std::nullopt;  ///< --bytes: bytes, the last line perhaps cut off
 };
 
 struct result {
@@ -115,6 +120,17 @@ class checker {
 /// from the start of a line holds a '\n', or the line is bad; no valid line is longer.
 std::size_t longest_line(options const& o);
 
+/// digits + n: `digits` decimal without leading zeros, any length.
+std::string add_decimal(std::string digits, std::uint64_t n);
+/// Lines from `from` to `to` inclusive (both decimal without leading zeros): to - from + 1;
+/// nullopt when that is above 2^64-1. Throws std::invalid_argument when to < from.
+std::optional<std::uint64_t> lines_between(std::string_view from, std::string_view to);
+
+/// "" when the length of a correct stream `r` is what `o.lines` and `o.bytes` ask for (with
+/// neither: anything but an empty stream); else the one-line reason, naming the expected and
+/// received counts and where the stream ended early or went on too long.
+std::string judge_length(result const& r, options const& o);
+
 /// Reads fd to EOF (1 MiB read(2) calls, EINTR retried) through a checker, stopping at the first
 /// bad line. Throws std::system_error("read") on a read error, std::invalid_argument on bad options.
 result check_fd(int fd, options const& o);
@@ -127,9 +143,10 @@ result check_fd_parallel(int fd, options const& o, unsigned threads);
 
 /// Runs the subcommand on fd. Success: prints "fizzgen check: OK: N lines, B bytes" to `out`,
 /// returns 0. Bad line: prints "fizzgen check: line L (byte offset O): expected 'E', got 'A'" to
-/// `err`, returns 1. Read error: prints it to `err`, returns 1 (a runtime failure, as in app.hpp).
-/// Bad options throw std::invalid_argument (a usage error for the caller). threads > 1 checks in
-/// parallel (check_fd_parallel).
+/// `err` (with a hint when A is the number of a later or an earlier line), returns 1. A correct
+/// stream of the wrong length (judge_length): prints the reason to `err`, returns 1. Read error: prints it to `err`,
+/// returns 1 (a runtime failure, as in app.hpp). Bad options throw std::invalid_argument (a usage error for the
+/// caller). threads > 1 checks in parallel (check_fd_parallel).
 int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigned threads = 1);
 
 }  // namespace fizzgen::check

@@ -23,16 +23,6 @@ namespace {
 
 constexpr std::size_t kBlock = std::size_t{4} << 20;
 
-/// digits + n, for the first number of a block.
-std::string add(std::string digits, std::uint64_t n) {
-  for (auto i = digits.size(); i-- > 0 && n != 0;) {
-    std::uint64_t const sum = static_cast<std::uint64_t>(digits[i] - '0') + n % 10;
-    n = n / 10 + sum / 10;
-    digits[i] = static_cast<char>('0' + sum % 10);
-  }
-  return n == 0 ? digits : std::to_string(n) + digits;
-}
-
 struct block {
   std::unique_ptr<char[]> data;  // capacity kBlock + the longest carried partial line
   std::size_t capacity = 0;
@@ -145,7 +135,7 @@ result check_fd_parallel(int fd, options const& o, unsigned threads) {
       }) & tbb::make_filter<block*, block*>(tbb::filter_mode::parallel, [&](block* b) {
         tsan_acquire(b);
         options mine = o;
-        mine.from = add(o.from, b->first_line);
+        mine.from = add_decimal(o.from, b->first_line);
         checker c(mine);
         c.feed({b->data.get(), b->size});
         b->r = c.finish();

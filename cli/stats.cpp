@@ -77,23 +77,38 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
                  static_cast<unsigned long long>(w.discarded), taint_list(w, " (", ")").c_str());
   }
-  if (r.status != emit_status::ok) std::fprintf(out, "  ended: %s\n", status_name(r.status));
+  std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
+  if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
+  if (setup.rate != 0)
+    std::fprintf(out, "; --rate %llu bytes/s asked, %.0f achieved, at most %zu bytes per write",
+                 static_cast<unsigned long long>(setup.rate),
+                 r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0.0, r.pace_piece_bytes);
+  std::fputc('\n', out);
+  if (!setup.write_size.empty()) {
+    std::fprintf(out, "  writes: --write-size %s", setup.write_size.c_str());
+    if (setup.seeded) std::fprintf(out, " --seed %llu", static_cast<unsigned long long>(setup.seed));
+    std::fputc('\n', out);
+  }
 }
 
 bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& r) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return false;
-  std::fprintf(
-      f,
-      "{\n  \"bytes\": %llu,\n  \"seconds\": %.9f,\n  \"gib_per_second\": %.6f,\n  \"mode\": %s,\n"
-      "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
-      "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n  \"sizing\": %s,\n"
-      "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n  \"workers\": [",
-      static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds), quoted(setup.mode).c_str(),
-      r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(), quoted(setup.output_path).c_str(),
-      setup.spin ? "true" : "false", quoted(setup.reuse).c_str(), setup.pipe_size, quoted(setup.sizing).c_str(),
-      r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb, quoted(status_name(r.status)).c_str(),
-      quoted(r.error).c_str());
+  std::fprintf(f,
+               "{\n  \"bytes\": %llu,\n  \"seconds\": %.9f,\n  \"gib_per_second\": %.6f,\n  \"mode\": %s,\n"
+               "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
+               "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n  \"sizing\": %s,\n"
+               "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n"
+               "  \"ended\": %s,\n  \"rate\": %llu,\n  \"duration\": %.9f,\n  \"piece_bytes\": %zu,\n"
+               "  \"write_size\": %s,\n  \"seed\": %s,\n  \"workers\": [",
+               static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds),
+               quoted(setup.mode).c_str(), r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(),
+               quoted(setup.output_path).c_str(), setup.spin ? "true" : "false", quoted(setup.reuse).c_str(),
+               setup.pipe_size, quoted(setup.sizing).c_str(), r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb,
+               quoted(status_name(r.status)).c_str(), quoted(r.error).c_str(),
+               quoted(std::string(to_string(r.ended))).c_str(), static_cast<unsigned long long>(setup.rate),
+               setup.duration_seconds, r.pace_piece_bytes, quoted(setup.write_size).c_str(),
+               setup.seeded ? std::to_string(setup.seed).c_str() : "null");
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(f,

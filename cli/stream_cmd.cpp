@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <random>
 #include <stdexcept>
 
 #include "cli/args.hpp"
@@ -54,6 +55,21 @@ reuse_policy parse_reuse(std::string const& text) {
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
   app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
+  app.add_option("--rate", t.rate,
+                 "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
+                 "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
+      ->type_name("R");
+  app.add_option("--duration", t.duration,
+                 "Stop after T (500ms, 3s, 2m, 1h; bare: seconds) at the next piece or chunk; exit 0")
+      ->type_name("T");
+  app.add_option("--write-size", t.write_size,
+                 "Cut the stream into write(2) calls of exactly these sizes: N, a list A,B,C (repeated) or "
+                 "random:A..B (seeded); the output then copies (write) instead of vmsplice")
+      ->type_name("SIZES");
+  app.add_option("--seed", t.seed,
+                 "Seed for random choices (--write-size random:...; default: a fresh one, "
+                 "printed by --stats)")
+      ->type_name("S");
   app.add_option("--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket; 1 for yes, whose chunks never change)")
@@ -138,6 +154,32 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
   return s;
 }
 
+std::optional<std::uint64_t> rate_option(std::string const& text) {
+  if (text.empty()) return std::nullopt;
+  std::uint64_t const rate = parse_size("--rate", text);
+  if (rate == 0) throw std::invalid_argument("--rate: '0' must be at least 1 byte per second");
+  return rate;
+}
+
+std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed) {
+  if (t.write_size.empty()) {
+    if (!t.seed.empty()) throw std::invalid_argument("--seed: only --write-size random:... uses a seed");
+    return std::nullopt;
+  }
+  write_sizes_text const w = parse_write_sizes(t.write_size);
+  if (!w.list.empty()) return write_pattern(std::vector<std::size_t>(w.list.begin(), w.list.end()));
+  seed = t.seed.empty() ? (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()
+                        : parse_size("--seed", t.seed);
+  return write_pattern(static_cast<std::size_t>(w.lo), static_cast<std::size_t>(w.hi), seed);
+}
+
+std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text) {
+  if (text.empty()) return std::nullopt;
+  std::chrono::nanoseconds const d = parse_duration("--duration", text);
+  if (d.count() == 0) throw std::invalid_argument("--duration: '" + text + "' must be more than 0");
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+}
+
 kernel_arch const& choose_arch(std::string const& name) {
   if (name.empty()) return default_arch();
   kernel_arch const* a = find_arch(name);
@@ -168,6 +210,10 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
                     : gen.constant()                         ? 1
                                                              : default_threads(t.generate_only);
   options.byte_limit = byte_limit;
+  options.rate = rate_option(t.rate);
+  options.duration = duration_option(t.duration);
+  std::uint64_t seed = 0;
+  options.write_sizes = write_size_option(t, seed);
   options.reuse = parse_reuse(t.reuse);
   options.pipe_only = t.pipe_only;
   if (!t.buffers.empty()) {
@@ -184,7 +230,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   bool const spin = options.threads < cpus;
   std::unique_ptr<sink> out;
   try {
-    out = t.generate_only ? make_null_sink() : open_sink(STDOUT_FILENO, sizes.pipe_bytes, spin);
+    out = t.generate_only ? make_null_sink()
+                          : open_sink(STDOUT_FILENO, sizes.pipe_bytes, spin, options.write_sizes.has_value());
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return 1;
@@ -220,6 +267,11 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.output_path = std::string(out->path());
   setup.pipe_size = out->pipe_size();
   setup.sizing = sizes.why;
+  setup.rate = options.rate.value_or(0);
+  setup.write_size = t.write_size;
+  setup.seed = seed;
+  setup.seeded = options.write_sizes && t.write_size.rfind("random:", 0) == 0;
+  setup.duration_seconds = options.duration ? std::chrono::duration<double>(*options.duration).count() : 0;
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {

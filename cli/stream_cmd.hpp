@@ -3,6 +3,7 @@
 // measurement, and the one function that runs a generator through the engine to stdout.
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "engine/sizing.hpp"
+#include "engine/write_pattern.hpp"
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
@@ -25,6 +27,10 @@ struct stream_text {
   std::string progress;     ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
   std::string chunk_bytes;  ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
   std::string buffers;      ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
+  std::string rate;         ///< --rate R bytes per second; "" unthrottled
+  std::string duration;     ///< --duration T; "" until the stream ends
+  std::string write_size;   ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
+  std::string seed;         ///< --seed S for random choices; "" a fresh one
 };
 
 struct fizzbuzz_text {
@@ -32,8 +38,8 @@ struct fizzbuzz_text {
   std::vector<std::string> rules;
 };
 
-/// --count, --bytes, --threads, --reuse, --pipe-size, --generate-only, --pipe-only, --no-pin,
-/// --stats, --stats-json, --progress, and the hidden --chunk-bytes and --buffers.
+/// --count, --bytes, --rate, --duration, --threads, --reuse, --pipe-size, --generate-only,
+/// --pipe-only, --no-pin, --stats, --stats-json, --progress, and the hidden --chunk-bytes and --buffers.
 void add_stream_options(CLI::App& app, stream_text& t);
 /// --from and --rule.
 void add_rule_options(CLI::App& app, fizzbuzz_text& t);
@@ -47,6 +53,14 @@ std::optional<std::uint64_t> size_option(char const* name, std::string const& te
 /// --chunk-bytes, --pipe-size and --threads override either. Throws std::invalid_argument naming a
 /// bad value.
 stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable = false);
+/// --chunk-bytes, or `fallback` when not given; throws std::invalid_argument outside 4K..256M.
+std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
+/// --rate: bytes per second (size suffixes), > 0; nullopt when not given.
+std::optional<std::uint64_t> rate_option(std::string const& text);
+/// --write-size with --seed (a fresh seed when not given, stored in `seed`); nullopt when not given.
+std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed);
+/// --duration: more than 0; nullopt when not given.
+std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text);
 /// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
 kernel_arch const& choose_arch(std::string const& name);
 

@@ -10,6 +10,7 @@
 
 #include "engine/buffer.hpp"
 #include "engine/cpus.hpp"
+#include "engine/pacer.hpp"
 #include "engine/sizing.hpp"
 #include "engine/spin.hpp"
 
@@ -23,6 +24,24 @@ std::string_view to_string(reuse_policy p) noexcept {
       return "always";
     case reuse_policy::automatic:
       return "auto";
+  }
+  return "?";
+}
+
+std::string_view to_string(run_end e) noexcept {
+  switch (e) {
+    case run_end::finished:
+      return "end of stream";
+    case run_end::byte_limit:
+      return "byte limit";
+    case run_end::duration:
+      return "duration";
+    case run_end::stopped:
+      return "signal";
+    case run_end::reader_gone:
+      return "reader gone";
+    case run_end::failed:
+      return "failed";
   }
   return "?";
 }
@@ -69,7 +88,11 @@ class pipeline {
         out_(out),
         options_(options),
         n_buffers_(buffers_per_worker()),
-        online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))) {}
+        online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))),
+        pacer_(options.rate, options.duration, gen.chunk_capacity()),
+        pattern_(options.write_sizes) {
+    if (pattern_) carry_.reserve(pattern_->largest());
+  }
 
   run_report run() {
     run_report report;
@@ -77,6 +100,7 @@ class pipeline {
     report.buffers_per_worker = n_buffers_;
     report.workers.resize(options_.threads);
     auto const start = clock_type::now();
+    pacer_.start(start);
     if (!options_.byte_limit || *options_.byte_limit > 0) {
       // Declared before the workers, so it is unregistered only after they have been joined.
       std::stop_callback const on_stop(options_.stop, [this] {
@@ -118,6 +142,13 @@ class pipeline {
     report.pinned = pinned_.load(std::memory_order_relaxed);
     report.stopped = stopped_.load(std::memory_order_relaxed);
     report.huge_pages_kb = huge_kb_;
+    report.pace_piece_bytes = pacer_.piece_bytes();
+    report.ended = report.status == emit_status::failed        ? run_end::failed
+                   : report.status == emit_status::reader_gone ? run_end::reader_gone
+                   : pacer_.timed_out()                        ? run_end::duration
+                   : limit_reached_                            ? run_end::byte_limit
+                   : report.stopped                            ? run_end::stopped
+                                                               : run_end::finished;
     return report;
   }
 
@@ -203,16 +234,28 @@ class pipeline {
       // scan had ended before any of its pages entered the pipe.
       std::uint64_t const verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
       std::size_t size = b.bytes;
+      std::uint64_t const taken = bytes_ + carry_.size();  // carry_: bytes of a cut piece not yet emitted
       if (options_.byte_limit)
-        size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - bytes_));
-      emit_status const status = out_.emit({b.memory.data(), size});
-      if (status == emit_status::ok) bytes_ += size;  // a failed emit's partial count is unknown
+        size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - taken));
+      emit_status status = emit_status::ok;
+      bool cut_short = false;  // the deadline passed or a stop came while pacing
+      std::size_t written = size;
+      if (pattern_) {
+        bool const last = (options_.byte_limit && taken + size >= *options_.byte_limit) || !gen_.plan(index + 1);
+        written = emit_cut(b, size, last, status, cut_short);
+      } else if (!pacer_.active()) {
+        status = out_.emit({b.memory.data(), size});
+      } else {
+        size = written = emit_paced(b, size, status, cut_short);
+      }
+      if (status == emit_status::ok) bytes_ += written;  // a failed emit's partial count is unknown
       if (options_.progress != nullptr && status == emit_status::ok) publish_progress(b, size);
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
       b.verdict = verdict;
       slots_.emitted.store(b.slots_after, std::memory_order_release);  // pairs with may_rewrite's acquire
-      bool const done = status != emit_status::ok || (options_.byte_limit && bytes_ >= *options_.byte_limit);
+      limit_reached_ = options_.byte_limit && bytes_ >= *options_.byte_limit;
+      bool const done = status != emit_status::ok || limit_reached_ || cut_short;
       if (done) {
         status_ = status;
         error_ = out_.error();
@@ -225,12 +268,70 @@ class pipeline {
       auto const t3 = clock_type::now();
 
       stats.chunks += 1;
-      stats.bytes += size;
+      stats.bytes += written;
       stats.fill_seconds += seconds_between(t0, t1);
       stats.wait_seconds += seconds_between(t1, t2);
       stats.emit_seconds += seconds_between(t2, t3);
       if (done) return;
     }
+  }
+
+  /// Emits the first `size` bytes of b in the pacer's pieces, each when the rate allows it; the
+  /// bytes emitted. `cut_short` when the deadline or a stop came first, `status` when an emit failed.
+  std::size_t emit_paced(slot_buffer const& b, std::size_t size, emit_status& status, bool& cut_short) {
+    auto const stopped = [this] { return stop_.load(std::memory_order_relaxed); };
+    std::size_t sent = 0;
+    while (sent < size) {
+      std::size_t const n = pacer_.next_piece(size - sent);
+      if (!pacer_.wait(n, stopped)) {
+        cut_short = true;
+        break;
+      }
+      status = out_.emit({b.memory.data() + sent, n});
+      if (status != emit_status::ok) break;
+      sent += n;
+    }
+    return sent;
+  }
+
+  /// Emits the first `size` bytes of b cut into the pattern's sizes, paced when a rate is set: first
+  /// the piece carried over from the previous chunk, completed from this one; a piece this chunk
+  /// cannot complete is carried to the next unless `last`, which emits it short. The bytes emitted.
+  std::size_t emit_cut(slot_buffer const& b, std::size_t size, bool last, emit_status& status, bool& cut_short) {
+    auto const stopped = [this] { return stop_.load(std::memory_order_relaxed); };
+    std::size_t written = 0;
+    auto const put = [&](std::byte const* data, std::size_t n) {
+      if (pacer_.active() && !pacer_.wait(n, stopped)) {
+        cut_short = true;
+        return false;
+      }
+      status = out_.emit({data, n});
+      if (status != emit_status::ok) return false;
+      written += n;
+      return true;
+    };
+    std::byte const* p = b.memory.data();
+    std::byte const* const end = p + size;
+    if (!carry_.empty()) {
+      std::size_t const take = std::min(want_ - carry_.size(), static_cast<std::size_t>(end - p));
+      carry_.insert(carry_.end(), p, p + take);
+      p += take;
+      if (carry_.size() < want_ && !last) return written;
+      bool const ok = put(carry_.data(), carry_.size());
+      carry_.clear();
+      if (!ok) return written;
+    }
+    while (p != end) {
+      want_ = pattern_->next();
+      std::size_t const n = std::min(want_, static_cast<std::size_t>(end - p));
+      if (n < want_ && !last) {
+        carry_.assign(p, end);
+        return written;
+      }
+      if (!put(p, n)) return written;
+      p += n;
+    }
+    return written;
   }
 
   /// Adds an emitted chunk (or the first `size` bytes of it) to the progress counter: relaxed,
@@ -270,8 +371,13 @@ class pipeline {
   std::atomic<unsigned> pinned_{0};
   std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
-  std::string abort_error_;  ///< guarded by abort_mutex_
-  std::size_t huge_kb_ = 0;  ///< written by worker 0 before the join
+  std::string abort_error_;               ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;               ///< written by worker 0 before the join
+  pacer pacer_;                           ///< held with the turn, like bytes_
+  std::optional<write_pattern> pattern_;  ///< held with the turn
+  std::vector<std::byte> carry_;          ///< held with the turn: the start of a piece of want_ bytes
+  std::size_t want_ = 0;
+  bool limit_reached_ = false;  ///< held with the turn
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;
   std::string error_;

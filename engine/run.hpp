@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <stop_token>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/reuse_monitor.hpp"
+#include "engine/write_pattern.hpp"
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
 
@@ -45,7 +47,23 @@ struct run_options {
   reuse_monitor* monitor = nullptr;      ///< the verdict for reuse_policy::automatic (none: unsafe)
   std::stop_token stop;                  ///< a stop request ends the run at the next chunk
   progress_counter* progress = nullptr;  ///< when set, emitted bytes and lines are added to it
+  std::optional<std::uint64_t> rate;     ///< bytes per second (> 0), paced by the turn holder
+  std::optional<std::chrono::steady_clock::duration> duration;  ///< nothing is emitted after this long
+  /// Cut the stream into emits of exactly these sizes (the last one perhaps shorter), across chunk
+  /// edges too: the turn holder copies a piece that spans two chunks into a buffer of its own.
+  std::optional<write_pattern> write_sizes;
 };
+
+/// Why a run ended.
+enum class run_end {
+  finished,    ///< the generator ended (--count, --to)
+  byte_limit,  ///< run_options::byte_limit reached
+  duration,    ///< run_options::duration passed
+  stopped,     ///< a stop request (a signal)
+  reader_gone,
+  failed,
+};
+std::string_view to_string(run_end e) noexcept;
 
 /// What one worker did, in seconds of wall time.
 struct worker_stats {
@@ -66,6 +84,8 @@ struct run_report {
   emit_status status = emit_status::ok;  ///< reader_gone: the reader closed the pipe
   std::string error;                     ///< set when status is failed
   bool stopped = false;                  ///< ended by a stop request
+  run_end ended = run_end::finished;
+  std::size_t pace_piece_bytes = 0;  ///< bytes per paced emit with a rate, else 0
   unsigned threads = 0;
   unsigned pinned = 0;  ///< workers that were pinned to a CPU
   unsigned buffers_per_worker = 0;

@@ -119,7 +119,7 @@ class vmsplice_sink final : public sink {
 
 std::unique_ptr<sink> make_null_sink() { return std::make_unique<null_sink>(); }
 
-std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin) {
+std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin, bool copy) {
   int const flags = sys::fcntl(fd, F_GETFL, 0);
   if (flags < 0) throw std::runtime_error("standard output is closed");
   // A read end on fd 1 would make vmsplice silently read into our buffers.
@@ -132,7 +132,7 @@ std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin)
     if (current >= 0 && static_cast<std::size_t>(current) < wanted_pipe_size)
       sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(wanted_pipe_size));  // EPERM is fine: keep what we have
     int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
-    vmsplice_kind const kind = probe_vmsplice();
+    vmsplice_kind const kind = copy ? vmsplice_kind::broken : probe_vmsplice();
     if (kind != vmsplice_kind::broken)
       return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0, spin,
                                              kind == vmsplice_kind::shares);

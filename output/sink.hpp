@@ -53,6 +53,8 @@ std::unique_ptr<sink> make_null_sink();
 /// The right sink for fd. Throws std::runtime_error with a user-facing message when fd cannot be
 /// written at all (closed, opened read-only). With `spin`, a full pipe is polled with
 /// SPLICE_F_NONBLOCK for a bounded time before sleeping: worth it only when a core is free for it.
-std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20, bool spin = false);
+/// With `copy`, a pipe gets write(2) too (each emit its own write calls, as --write-size needs).
+std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20, bool spin = false,
+                                bool copy = false);
 
 }  // namespace fizzgen

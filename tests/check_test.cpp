@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -556,6 +557,110 @@ TEST(CheckMain, ReadErrorIsARuntimeFailure) {
   temp_file out, err;
   EXPECT_EQ(fizzgen::check::check_main(make("1"), -1, out.f, err.f), 1);
   EXPECT_EQ(err.read().rfind("fizzgen check: read: ", 0), 0u) << err.read();
+}
+
+// ---- What must arrive: --count, --to, --bytes --------------------------------------------------
+
+options expecting(std::optional<std::uint64_t> lines, std::optional<std::uint64_t> bytes) {
+  options o = make("1");
+  o.lines = lines;
+  o.bytes = bytes;
+  return o;
+}
+
+TEST(CheckLength, ExactLinesPassLessOrMoreFail) {
+  std::string const s = reference_u64(1, {}, 1000);  // 4673 bytes
+  EXPECT_EQ(run_main(expecting(1000, {}), s).out, "fizzgen check: OK: 1000 lines, 4673 bytes\n");
+  main_run const cut = run_main(expecting(1000, {}), reference_u64(1, {}, 10));
+  EXPECT_EQ(cut.status, 1);
+  EXPECT_EQ(cut.out, "");
+  EXPECT_EQ(cut.err,
+            "fizzgen check: expected 1000 lines, received 10 lines, 35 bytes: the stream ends early, at line 11 "
+            "(byte offset 35)\n");
+  EXPECT_EQ(run_main(expecting(999, {}), s).err,
+            "fizzgen check: expected 999 lines, received 1000 lines, 4673 bytes: more than expected, from line 1000\n");
+  // A cut-off line after the lines asked for is more; one inside them is less.
+  EXPECT_EQ(run_main(expecting(1000, {}), s + "10").status, 1);
+  EXPECT_EQ(run_main(expecting(1000, {}), s.substr(0, s.size() - 1)).err,
+            "fizzgen check: expected 1000 lines, received 999 lines, 4672 bytes (the last line cut off after 4 "
+            "bytes): the stream ends early, at line 1000 (byte offset 4672)\n");
+}
+
+TEST(CheckLength, ExactBytes) {
+  std::string const s = reference_u64(1, {}, 1000);
+  for (std::size_t n : {std::size_t{1}, std::size_t{4}, std::size_t{100}, s.size()}) {
+    main_run const m = run_main(expecting({}, n), s.substr(0, n));
+    EXPECT_EQ(m.status, 0) << n << ": " << m.err;
+    EXPECT_EQ(run_main(expecting({}, n + 1), s.substr(0, n)).status, 1) << n;
+    EXPECT_EQ(run_main(expecting({}, n - 1), s.substr(0, n)).status, 1) << n;
+  }
+  EXPECT_EQ(run_main(expecting({}, 5000), s).err,
+            "fizzgen check: expected 5000 bytes, received 1000 lines, 4673 bytes: the stream ends early, at line 1001 "
+            "(byte offset 4673)\n");
+  EXPECT_EQ(run_main(expecting({}, 4000), s).err,
+            "fizzgen check: expected 4000 bytes, received 1000 lines, 4673 bytes: more than expected, from byte "
+            "offset 4000\n");
+}
+
+TEST(CheckLength, LinesAndBytesWhicheverEndsFirst) {
+  std::string const s = reference_u64(1, {}, 1000);
+  EXPECT_EQ(run_main(expecting(1000, 100), s.substr(0, 100)).status, 0);            // the bytes end it
+  EXPECT_EQ(run_main(expecting(10, 1 << 20), reference_u64(1, {}, 10)).status, 0);  // the lines end it
+  EXPECT_EQ(run_main(expecting(10, 35), reference_u64(1, {}, 10)).status, 0);       // both at once
+  EXPECT_EQ(run_main(expecting(10, 1 << 20), reference_u64(1, {}, 9)).status, 1);
+  EXPECT_EQ(run_main(expecting(10, 1 << 20), reference_u64(1, {}, 11)).status, 1);
+  EXPECT_EQ(run_main(expecting(1000, 100), s.substr(0, 99)).status, 1);
+  EXPECT_EQ(run_main(expecting(1000, 100), s.substr(0, 101)).status, 1);
+}
+
+TEST(CheckLength, EmptyInputFailsUnlessNothingMustArrive) {
+  main_run const m = run_main(make("1"), "");
+  EXPECT_EQ(m.status, 1);
+  EXPECT_EQ(m.err, "fizzgen check: empty input (nothing arrived; --count 0 says that nothing must)\n");
+  EXPECT_EQ(run_main(expecting(0, {}), "").out, "fizzgen check: OK: 0 lines, 0 bytes\n");
+  EXPECT_EQ(run_main(expecting({}, 0), "").status, 0);
+  EXPECT_EQ(run_main(expecting(0, {}), "1\n").status, 1);
+  EXPECT_EQ(run_main(expecting({}, 0), "1").status, 1);
+}
+
+TEST(CheckLength, ParallelJudgesTheSame) {
+  temp_file out, err, in;
+  in.write(reference_u64(1, {}, 3000000).substr(0, 10000000));
+  EXPECT_EQ(fizzgen::check::check_main(expecting({}, 10000000), in.fd(), out.f, err.f, 3), 0) << err.read();
+  ::lseek(in.fd(), 0, SEEK_SET);
+  EXPECT_EQ(fizzgen::check::check_main(expecting(3000000, {}), in.fd(), out.f, err.f, 3), 1);
+  EXPECT_NE(err.read().find("the stream ends early, at line "), std::string::npos);
+}
+
+TEST(CheckLength, LinesBetween) {
+  using fizzgen::check::lines_between;
+  EXPECT_EQ(lines_between("1", "1"), 1u);
+  EXPECT_EQ(lines_between("1", "100"), 100u);
+  EXPECT_EQ(lines_between("99", "1000"), 902u);
+  EXPECT_EQ(lines_between("18446744073709551615", "18446744073709551616"), 2u);
+  EXPECT_EQ(lines_between("100000000000000000000000000000", "100000000000000000000000000009"), 10u);
+  EXPECT_EQ(lines_between("1", "18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(lines_between("1", "18446744073709551616"), std::nullopt);
+  EXPECT_EQ(lines_between("2", "18446744073709551616"), UINT64_MAX);
+  EXPECT_THROW(lines_between("5", "3"), std::invalid_argument);
+  EXPECT_THROW(lines_between("1000", "999"), std::invalid_argument);
+  EXPECT_EQ(fizzgen::check::add_decimal("999", 1), "1000");
+  EXPECT_EQ(fizzgen::check::add_decimal("18446744073709551615", UINT64_MAX), "36893488147419103230");
+}
+
+TEST(CheckMain, HintsAtLostAndRepeatedLines) {
+  std::string const s = reference_u64(1, {}, 1000);
+  std::size_t const at = s.find("\n776\n") + 1;  // drop lines 776 to 778
+  std::string lost = s;
+  lost.erase(at, s.find("\n779\n") + 1 - at);
+  EXPECT_EQ(run_main(make("1"), lost).err,
+            "fizzgen check: line 776 (byte offset " + std::to_string(at) +
+                "): expected '776', got '779' (the line for 779: 3 lines missing before it)\n");
+  std::string repeated = s;
+  repeated.insert(s.find("\n98\n") + 4, "97\n");
+  EXPECT_EQ(run_main(make("1"), repeated).err.find("got '97' (the line for 97 again: a repeat or a reorder)") !=
+                std::string::npos,
+            true);
 }
 
 }  // namespace

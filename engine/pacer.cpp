@@ -1,0 +1,31 @@
+#include "engine/pacer.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace fizzgen {
+
+pacer::pacer(std::optional<std::uint64_t> rate, std::optional<clock::duration> duration,
+             std::size_t chunk_bytes) noexcept
+    : rate_(rate.value_or(0)), has_deadline_(duration.has_value()), duration_(duration.value_or(clock::duration{})) {
+  if (rate_ == 0) return;
+  std::uint64_t const half_chunk = std::max<std::uint64_t>(chunk_bytes / 2, 1);
+  piece_ = static_cast<std::size_t>(std::clamp<std::uint64_t>(rate_ / kPiecesPerSecond, 1, half_chunk));
+  credit_ = time_for(piece_);
+}
+
+void pacer::start(clock::time_point now) noexcept {
+  next_ = now;
+  // A duration beyond the clock's range (--duration 290000h) is as good as none.
+  deadline_ = duration_ < clock::time_point::max() - now ? now + duration_ : clock::time_point::max();
+}
+
+pacer::clock::duration pacer::time_for(std::size_t bytes) const noexcept {
+  // In long double: bytes * 1e9 overflows 64 bits from about 18 GB; the rounding is below 1 ns.
+  long double const seconds = static_cast<long double>(bytes) / static_cast<long double>(rate_);
+  return std::chrono::duration_cast<clock::duration>(std::chrono::duration<long double>(seconds));
+}
+
+void pacer::sleep_until(clock::time_point t) { std::this_thread::sleep_until(t); }
+
+}  // namespace fizzgen
