@@ -89,7 +89,7 @@ int run_app(int argc, char** argv) {
       "With no subcommand it writes the FizzBuzz stream.",
       "fizzgen"};
   app.set_version_flag("--version", "fizzgen " FIZZGEN_VERSION);
-  app.footer(kFooter);
+  app.footer(std::string(kFooter) + "\n\n" + kSizeHelp);
 
   fizzbuzz_text fizz;
   stream_text fizz_stream;
@@ -107,7 +107,9 @@ int run_app(int argc, char** argv) {
   fizzgen yes | head -3                       y, y, y
   fizzgen yes hello world --count 2           hello world, twice
   fizzgen yes --bytes 1G | pv >/dev/null      throughput run (one thread: its chunks never change)
-  cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes)");
+  cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes
+
+)" + std::string(kSizeHelp));
 
   CLI::App* check_cmd =
       app.add_subcommand("check", "Verify a FizzBuzz stream on stdin, independently of the generator");

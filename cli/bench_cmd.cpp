@@ -339,7 +339,8 @@ void add_bench_command(CLI::App& app, bench_command& b) {
   b.app->add_flag("--quick", b.quick, "Fewer sizes, runs of 2 GiB: well under a minute on 2 CPUs");
   b.app->add_option("--json", b.json, "Also write every result as JSON to FILE (for bench/plot.sh)")->type_name("FILE");
   b.app->add_option("--reps", b.reps, "Repetitions of each configuration (default 5)")->type_name("N");
-  b.app->add_option("--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; K, M, G...)")->type_name("N");
+  b.app->add_option("--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; a size, as below)")
+      ->type_name("N");
   b.app->add_option("--timeout", b.timeout, "Seconds a run may take before it is killed and counted failed")
       ->type_name("S");
   b.app
@@ -348,7 +349,7 @@ void add_bench_command(CLI::App& app, bench_command& b) {
       ->type_name("SWEEP")
       ->delimiter(',')
       ->check(CLI::IsMember({"threads", "pipe_size", "chunk_bytes", "progress"}));
-  b.app->footer(kBenchFooter);
+  b.app->footer(std::string(kBenchFooter) + "\n\n" + kSizeHelp);
 }
 
 int run_bench(bench_command const& b) {

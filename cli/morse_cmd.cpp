@@ -108,17 +108,17 @@ void add_morse_command(CLI::App& app, morse_command& m) {
   m.app->get_option("--to")->excludes(m.app->get_option("--count"));
   m.app->add_option("--arch", m.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")
       ->type_name("NAME");
-  m.app->footer(kMorseFooter);
+  m.app->footer(std::string(kMorseFooter) + "\n\n" + kSizeHelp);
   m.app->require_subcommand(0, 1);
 
   m.encode = m.app->add_subcommand("encode", "Any input to Morse code, on every core");
   add_codec_options(*m.encode, m.encode_text);
-  m.encode->footer(kEncodeFooter);
+  m.encode->footer(std::string(kEncodeFooter) + "\n\n" + kSizeHelp);
 
   m.decode = m.app->add_subcommand(
       "decode", std::string("Morse code back to text, upper case; unknown code groups print ") + morse::kUnknownMarker);
   add_codec_options(*m.decode, m.decode_text);
-  m.decode->footer(kDecodeFooter);
+  m.decode->footer(std::string(kDecodeFooter) + "\n\n" + kSizeHelp);
 }
 
 int run_morse(CLI::App const& app, morse_command const& m) {

@@ -73,7 +73,7 @@ void add_sink_command(CLI::App& app, sink_command& s) {
   s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")->type_name("N");
   s.app->add_flag("--json", s.json, "Also print the report as JSON on stdout");
   s.app->add_flag("--quiet", s.quiet, "No report on stderr (errors and notes still are)");
-  s.app->footer(kSinkFooter);
+  s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
 
 sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note) {

@@ -45,8 +45,9 @@ reuse_policy parse_reuse(std::string const& text) {
 }  // namespace
 
 void add_stream_options(CLI::App& app, stream_text& t) {
-  app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
-  app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
+  app.add_option("--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")->type_name("N");
+  app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
+      ->type_name("N");
   app.add_option("--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket; 1 for yes, whose chunks never change)")

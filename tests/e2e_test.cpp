@@ -420,6 +420,13 @@ TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
       "--count -1",
       "--bytes 1X",
       "--bytes 99999999999999999999999",
+      "--bytes 2Z",
+      "--count 1Ki",
+      "--count +5",
+      "--pipe-size 1KiBB",
+      "sink --block-size 5x",
+      "bench --bytes 1q",
+      "morse encode --chunk-size 1Q",
       "yes --threads 0",
       "yes --bytes x",
       "check --from 0",
@@ -437,6 +444,25 @@ TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
     EXPECT_EQ(count_lines(o.err), 1u) << args << "\nstderr: " << o.err;
     EXPECT_TRUE(!o.err.empty() && o.err.back() == '\n') << args;
     EXPECT_GT(o.err.size(), 10u) << args;
+  }
+}
+
+TEST_F(E2E, SizesReadAsGnuHeadReadsThem) {
+  EXPECT_EQ(ok("$F --bytes 1kB | wc -c"), "1000\n");
+  EXPECT_EQ(ok("$F --bytes 1KiB | wc -c"), "1024\n");
+  EXPECT_EQ(ok("$F --bytes 3b | wc -c"), "1536\n");
+  EXPECT_EQ(ok("$F yes --count 1k | wc -l"), "1024\n");
+  EXPECT_EQ(ok("$F morse --count 2KB | wc -l"), "2000\n");
+  EXPECT_NE(ok("$F yes --bytes 1MB | $F sink --read --block-size 4kiB --quiet --json").find("\"bytes\": 1000000,"),
+            std::string::npos);
+  outcome const piped = sh("$F --count 10 --pipe-size 128k --stats 2>err | cat >/dev/null; cat err");
+  EXPECT_NE(piped.out.find("pipe 128 KiB"), std::string::npos) << piped.out;
+  for (std::string const args : {"--count 5x", "--bytes 16E", "sink --block-size 1kb", "bench --bytes 1B"}) {
+    outcome const o = sh("$F " + args + " </dev/null");
+    std::string const value = args.substr(args.rfind(' ') + 1);
+    std::string const option = args.substr(args.find("--"), args.rfind(' ') - args.find("--"));
+    EXPECT_EQ(o.err.rfind("fizzgen: " + option + ": '" + value + "' ", 0), 0u) << args << ": " << o.err;
+    EXPECT_EQ(o.status, 2) << args;
   }
 }
 
