@@ -11,10 +11,10 @@ namespace fizzgen::cli {
 /// A positive whole number of any length ("000123" → "123"); option names it in the message.
 std::string parse_positive(std::string_view option, std::string_view text);
 
-/// The paragraph of every --help page whose options take a size (pre-wrapped: footers are not).
+/// The paragraph of every --help page whose options take a size.
 inline constexpr char const* kSizeHelp =
-    "Sizes (N) as GNU head reads them: digits, then optionally b (512), K or KiB (1024),\n"
-    "KB (1000), M or MiB (1024^2), MB (1000^2), and so on with G, T, P, E; k and m are K and M.";
+    "Sizes (N) as GNU head reads them: digits, then optionally b (512), K or KiB (1024), KB (1000), "
+    "M or MiB (1024^2), MB (1000^2), and so on with G, T, P, E; k and m are K and M.";
 
 /// The size suffixes parse_size() takes, as its messages list them.
 inline constexpr std::string_view kSizeSuffixes = "b, K, KB, KiB, M, MB, MiB... up to E, EB, EiB";

@@ -348,7 +348,13 @@ void add_bench_command(CLI::App& app, bench_command& b) {
                    "Run only these sweeps: threads, pipe_size, chunk_bytes, progress (repeatable or comma separated)")
       ->type_name("SWEEP")
       ->delimiter(',')
-      ->check(CLI::IsMember({"threads", "pipe_size", "chunk_bytes", "progress"}));
+      ->check(CLI::Validator(
+          [](std::string const& sweep) -> std::string {
+            for (char const* known : {"threads", "pipe_size", "chunk_bytes", "progress"})
+              if (sweep == known) return "";
+            return "'" + sweep + "' is not a sweep (use threads, pipe_size, chunk_bytes or progress)";
+          },
+          ""));
   b.app->footer(std::string(kBenchFooter) + "\n\n" + kSizeHelp);
 }
 
@@ -363,7 +369,7 @@ int run_bench(bench_command const& b) {
   // An unwritable --json FILE is better found now than after the runs.
   if (!b.json.empty()) {
     std::FILE* f = std::fopen(b.json.c_str(), "w");
-    if (f == nullptr) throw std::runtime_error("cannot write " + b.json + ": " + std::strerror(errno));
+    if (f == nullptr) throw std::runtime_error(b.json + ": " + std::strerror(errno));
     std::fclose(f);
   }
 

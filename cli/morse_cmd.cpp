@@ -47,7 +47,8 @@ Example:
 
 void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
   cmd.add_option("FILE", t.file, "Input file; '-' or nothing: standard input");
-  cmd.add_option("--threads", t.threads, "Cores transforming chunks at once (default: the CPUs this process may use)")
+  cmd.add_option("-j,--threads", t.threads,
+                 "Cores transforming chunks at once (default: the CPUs this process may use)")
       ->type_name("N");
   cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
       ->type_name("N");
@@ -83,7 +84,8 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   int fd = STDIN_FILENO;
   if (t.file != "-") {
     fd = ::open(t.file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("cannot open " + t.file + ": " + std::strerror(errno));
+    if (fd < 0) throw std::runtime_error(t.file + ": " + std::strerror(errno));
+    o.input_name = t.file;
   }
   morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, o);
   if (fd != STDIN_FILENO) ::close(fd);

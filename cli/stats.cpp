@@ -1,5 +1,7 @@
 #include "cli/stats.hpp"
 
+#include "cli/usage.hpp"
+
 namespace fizzgen::cli {
 namespace {
 
@@ -70,10 +72,10 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,
-                 "  worker %zu (cpu %d): %.3f GiB in %llu chunks; fill %.3f s, wait %.3f s, emit %.3f s; "
+                 "  worker %zu (cpu %d): %.3f GiB in %s; fill %.3f s, wait %.3f s, emit %.3f s; "
                  "refills in place %llu, on fresh pages %llu%s\n",
-                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, static_cast<unsigned long long>(w.chunks),
-                 w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
+                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, counted(w.chunks, "chunk").c_str(), w.fill_seconds,
+                 w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
                  static_cast<unsigned long long>(w.discarded), taint_list(w, " (", ")").c_str());
   }
   if (r.status != emit_status::ok) std::fprintf(out, "  ended: %s\n", status_name(r.status));

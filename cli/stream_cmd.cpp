@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -45,10 +47,11 @@ reuse_policy parse_reuse(std::string const& text) {
 }  // namespace
 
 void add_stream_options(CLI::App& app, stream_text& t) {
-  app.add_option("--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")->type_name("N");
-  app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
+  app.add_option("-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")
       ->type_name("N");
-  app.add_option("--threads", t.threads,
+  app.add_option("-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
+      ->type_name("N");
+  app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket; 1 for yes, whose chunks never change)")
       ->type_name("N");
@@ -69,8 +72,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
   app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
   app.add_flag("--progress", t.progress,
-               "Show a live line on stderr (bytes, elapsed, rate, lines), a few times a second, when stderr is a "
-               "terminal; --progress=force shows it anyway");
+               "Show a live line on stderr (bytes, elapsed, rate, lines) a few times a second; "
+               "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
   // Hidden: fizzgen bench sweeps it. Bytes per chunk, about (default 1M).
   app.add_option("--chunk-bytes", t.chunk_bytes, "Bytes per chunk, about")->type_name("N")->group("");
   // Hidden: buffers per worker instead of the engine's choice, to measure what the choice costs.
@@ -208,7 +211,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   }
   if (t.stats) print_stats(stderr, setup, report);
   if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
-    std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
+    std::fprintf(stderr, "fizzgen: %s: %s\n", t.stats_json.c_str(), std::strerror(errno));
   if (monitor) {
     // The stream is over: the reader sees its end now, not after the monitor's teardown (closing
     // its inotify descriptor waits for an RCU grace period, about 20 ms here).

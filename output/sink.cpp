@@ -18,9 +18,12 @@ namespace fizzgen {
 
 emit_status sink::fail(std::string_view call, int err) {
   if (err == EPIPE) return emit_status::reader_gone;
-  error_ = std::string(call) + ": " + std::strerror(err);
+  failed_call_ = std::string(call);
+  error_ = output_name_ + ": " + std::strerror(err);
   return emit_status::failed;
 }
+
+std::string output_name(int fd) { return fd == STDOUT_FILENO ? "standard output" : "fd " + std::to_string(fd); }
 
 namespace {
 
@@ -34,7 +37,7 @@ class null_sink final : public sink {
 /// write(2): the kernel copies, so buffers are free as soon as emit() returns.
 class write_sink final : public sink {
  public:
-  explicit write_sink(int fd) : fd_(fd) {}
+  explicit write_sink(int fd) : fd_(fd) { output_name_ = output_name(fd); }
   emit_status emit(std::span<std::byte const> data) noexcept override {
     while (!data.empty()) {
       ssize_t const n = sys::write(fd_, data.data(), data.size());
@@ -62,7 +65,9 @@ class vmsplice_sink final : public sink {
   static constexpr int kSpins = 1 << 16;
 
   vmsplice_sink(int fd, std::size_t pipe_size, bool spin, bool shares)
-      : fd_(fd), pipe_size_(pipe_size), spin_(spin), shares_(shares) {}
+      : fd_(fd), pipe_size_(pipe_size), spin_(spin), shares_(shares) {
+    output_name_ = output_name(fd);
+  }
 
   emit_status emit(std::span<std::byte const> data) noexcept override {
     unsigned const flags = spin_ ? SPLICE_F_NONBLOCK : 0;

@@ -32,13 +32,22 @@ class sink {
   /// Safe to call from any thread (it may lag the emitting thread).
   virtual std::uint64_t slots() const noexcept { return 0; }
 
-  /// What failed, after emit() returned failed: "write: No space left on device".
+  /// What failed, after emit() returned failed, as coreutils says it: the output, then the
+  /// reason ("standard output: No space left on device").
   std::string const& error() const noexcept { return error_; }
+  /// The call that failed, after emit() returned failed: "write", "vmsplice", "poll".
+  std::string const& failed_call() const noexcept { return failed_call_; }
 
  protected:
+  /// EPIPE is reader_gone; anything else fails with error() naming output_name_ and err.
   emit_status fail(std::string_view call, int err);
+  std::string output_name_ = "standard output";  ///< how error() names the output
   std::string error_;
+  std::string failed_call_;
 };
+
+/// "standard output" for fd 1, "fd N" for any other: how a sink's error() names its output.
+std::string output_name(int fd);
 
 /// A sink that only counts (generation-only measurements).
 std::unique_ptr<sink> make_null_sink();

@@ -394,6 +394,27 @@ TEST_F(E2E, OutputErrorsAreOneLineAndStatusOne) {
   }
 }
 
+TEST_F(E2E, WriteErrorsNameTheFileAsCoreutilsDoes) {
+  std::string const full = std::string("fizzgen: standard output: ") + std::strerror(ENOSPC) + "\n";
+  for (std::string const cmd :
+       {"$F --count 100000", "$F yes", "$F morse --count 1000", "echo hi | $F morse encode", "$F --help",
+        "$F --version", "$F yes --version", "$F --list-archs", "$F sink --help", ": | $F sink --json --quiet"}) {
+    outcome const o = sh(cmd + " >/dev/full");
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_EQ(o.err, full) << cmd;
+  }
+  EXPECT_EQ(sh("$F morse encode /nonexistent").err, "fizzgen: /nonexistent: No such file or directory\n");
+  EXPECT_EQ(sh("$F morse decode /").err, "fizzgen: /: Is a directory\n");
+  std::string const dir = sh("$F sink </").err;
+  EXPECT_EQ(dir.substr(dir.rfind('\n', dir.size() - 2) + 1), "fizzgen sink: standard input: Is a directory\n") << dir;
+  EXPECT_EQ(sh("$F --count 1 --stats-json /nonexistent/s.json >/dev/null").err,
+            "fizzgen: /nonexistent/s.json: No such file or directory\n");
+  // A reader that leaves early ends the help quietly, by SIGPIPE, as with GNU tools.
+  outcome const cut = sh("(sleep 0.3; exec $F --help) | true; exit ${PIPESTATUS[0]}");
+  EXPECT_EQ(cut.status, 128 + SIGPIPE);
+  EXPECT_EQ(cut.err, "");
+}
+
 // ---- bad input ----------------------------------------------------------------------------------
 
 TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
@@ -464,6 +485,79 @@ TEST_F(E2E, SizesReadAsGnuHeadReadsThem) {
     EXPECT_EQ(o.err.rfind("fizzgen: " + option + ": '" + value + "' ", 0), 0u) << args << ": " << o.err;
     EXPECT_EQ(o.status, 2) << args;
   }
+}
+
+TEST_F(E2E, ParserErrorsArePlainSentences) {
+  struct expect {
+    std::string args, what, command;  ///< the error is "fizzgen: WHAT. Try 'COMMAND --help' ..."
+  };
+  std::string const size_error = "'2x' has an unknown suffix (use b, K, KB, KiB, M, MB, MiB... up to E, EB, EiB)";
+  for (auto const& e : {
+           expect{"--bogus", "unrecognized option '--bogus'", "fizzgen"},
+           expect{"--bogus=3", "unrecognized option '--bogus'", "fizzgen"},
+           expect{"-z", "invalid option -- 'z'", "fizzgen"},
+           expect{"nonsense", "extra operand 'nonsense'", "fizzgen"},
+           expect{"--count", "option '--count' requires an argument", "fizzgen"},
+           expect{"--count 1 --count 2", "--count may be given only once", "fizzgen"},
+           expect{"--count 5 --to 9", "--to and --count cannot be used together", "fizzgen"},
+           expect{"yes --bogus", "unrecognized option '--bogus'", "fizzgen yes"},
+           expect{"yes -n 2x", "--count: " + size_error, "fizzgen yes"},
+           expect{"check --bogus", "unrecognized option '--bogus'", "fizzgen check"},
+           expect{"morse encode a b", "extra operand 'b'", "fizzgen morse encode"},
+           expect{"sink --read --splice", "--splice and --read cannot be used together", "fizzgen sink"},
+           expect{"bench --only nope",
+                  "--only: 'nope' is not a sweep (use threads, pipe_size, chunk_bytes or progress)", "fizzgen bench"},
+           expect{"--progress=sometimes", "--progress: 'sometimes' is not a choice (use auto, force or never)",
+                  "fizzgen"},
+       }) {
+    outcome const o = sh("$F " + e.args + " </dev/null");
+    EXPECT_EQ(o.err, "fizzgen: " + e.what + ". Try '" + e.command + " --help' for more information.\n") << e.args;
+    EXPECT_EQ(o.status, 2) << e.args;
+    EXPECT_EQ(o.out, "") << e.args;
+  }
+}
+
+TEST_F(E2E, HelpFitsEightyColumnsEverywhere) {
+  for (std::string const sub : {"", "yes", "check", "morse", "morse encode", "morse decode", "sink", "bench"}) {
+    std::string const help = ok("$F " + sub + " --help");
+    std::size_t start = 0, lines = 0;
+    for (std::size_t end; (end = help.find('\n', start)) != std::string::npos; start = end + 1, ++lines)
+      EXPECT_LE(end - start, 80u) << "fizzgen " << sub << " --help: " << help.substr(start, end - start);
+    EXPECT_GT(lines, 5u) << sub;
+    EXPECT_NE(help.find("--version"), std::string::npos) << sub;
+    if (sub != "check") {
+      EXPECT_NE(help.find("Sizes (N) as GNU head reads them"), std::string::npos) << sub;
+    }
+  }
+  std::string const help = ok("$F --help");
+  EXPECT_NE(help.find("force (always) or never"), std::string::npos);
+  for (char const* shorts : {"-n,--count N", "-c,--bytes N", "-j,--threads N"})
+    EXPECT_NE(help.find(shorts), std::string::npos) << shorts;
+  EXPECT_NE(ok("$F sink --help").find("-q,--quiet"), std::string::npos);
+}
+
+TEST_F(E2E, VersionSaysTheLicenceOnEverySubcommand) {
+  for (std::string const sub : {"", "yes", "check", "morse", "morse encode", "sink", "bench"}) {
+    std::string const v = ok("$F " + sub + " --version");
+    EXPECT_EQ(v.rfind("fizzgen ", 0), 0u) << sub << ": " << v;
+    EXPECT_NE(v.find("License MIT"), std::string::npos) << sub << ": " << v;
+  }
+}
+
+TEST_F(E2E, ShortOptionsAsHeadAndMakeHaveThem) {
+  EXPECT_EQ(ok("$F -n 15"), ok("$F --count 15"));
+  EXPECT_EQ(ok("$F yes -c 5"), "y\ny\ny");
+  EXPECT_EQ(ok("$F -j 2 -n 1000"), classic_from_one(1000));
+  EXPECT_EQ(ok("$F morse encode -j 2 <<<SOS"), "... --- ...\n");
+  EXPECT_EQ(sh("$F yes -c 1M | $F sink -q").err, "");
+}
+
+TEST_F(E2E, OneLineIsSingular) {
+  outcome const progress = sh("$F -n 1 --progress=force >/dev/null");
+  EXPECT_NE(progress.err.find("] 1 line\n"), std::string::npos) << progress.err;
+  outcome const stats = sh("$F -n 1 -j 1 --stats >/dev/null");
+  EXPECT_NE(stats.err.find(" in 1 chunk;"), std::string::npos) << stats.err;
+  EXPECT_NE(sh("$F -n 2 --progress=force >/dev/null").err.find("] 2 lines\n"), std::string::npos);
 }
 
 TEST_F(E2E, BadInputNamesTheProblem) {
