@@ -59,6 +59,13 @@ std::string taint_json(worker_stats const& w) {
   return members;
 }
 
+/// Why the pipe is smaller than --pipe-size asked, "" when it is not.
+std::string pipe_note(run_setup const& setup) {
+  if (setup.pipe_size == 0 || setup.pipe_size >= setup.pipe_size_asked) return "";
+  return " (asked for " + std::to_string(setup.pipe_size_asked / 1024) +
+         " KiB: the most this system allows is used, see fs.pipe-max-size)";
+}
+
 }  // namespace
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
@@ -66,9 +73,10 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                rate(r.bytes, r.seconds), setup.mode.c_str());
   std::fprintf(
       out,
-      "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB, reuse %s, huge pages %zu kB\n",
+      "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB%s, reuse %s, huge pages %zu kB\n",
       r.threads, r.pinned, r.buffers_per_worker, setup.arch.c_str(), setup.output_path.c_str(),
-      setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, setup.reuse.c_str(), r.huge_pages_kb);
+      setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, pipe_note(setup).c_str(), setup.reuse.c_str(),
+      r.huge_pages_kb);
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,

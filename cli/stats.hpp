@@ -15,7 +15,8 @@ struct run_setup {
   std::string output_path;  ///< "vmsplice", "write", "null"
   std::string reuse;        ///< reuse policy and why
   std::size_t pipe_size = 0;
-  bool spin = false;  ///< SPLICE_F_NONBLOCK polling
+  std::size_t pipe_size_asked = 0;  ///< --pipe-size; more than pipe_size when the system allowed less
+  bool spin = false;                ///< SPLICE_F_NONBLOCK polling
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);

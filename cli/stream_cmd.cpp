@@ -8,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -61,7 +62,9 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                  "never (fresh pages every time) or always (in place once it has left our pipe: fastest, "
                  "wrong for readers that forward pages with splice, like pv | cat)")
       ->type_name("POLICY");
-  app.add_option("--pipe-size", t.pipe_size, "Pipe size to ask for (default 1M; the granted size is used)")
+  app.add_option("--pipe-size", t.pipe_size,
+                 "Pipe size to ask for (default 1M); above what the system allows (fs.pipe-max-size), the "
+                 "largest size allowed; --stats says which")
       ->type_name("N");
   auto* gen_only = app.add_flag("--generate-only", t.generate_only,
                                 "Measure generation alone: fill buffers, hand them to a sink that only counts");
@@ -112,10 +115,17 @@ std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback) {
 }
 
 kernel_arch const& choose_arch(std::string const& name) {
-  if (name.empty()) return default_arch();
-  kernel_arch const* a = find_arch(name);
-  if (a == nullptr) throw std::invalid_argument("--arch: '" + name + "' is not an arch (see --list-archs)");
-  if (!a->available) throw std::invalid_argument("--arch: this CPU cannot run " + name + " (see --list-archs)");
+  // --arch first; else FIZZGEN_ARCH, refused the same way (a typo there must not pass unnoticed).
+  std::string const env = [] {
+    char const* v = std::getenv("FIZZGEN_ARCH");
+    return std::string(v != nullptr ? v : "");
+  }();
+  std::string const source = name.empty() ? "FIZZGEN_ARCH" : "--arch";
+  std::string const chosen = name.empty() ? env : name;
+  if (chosen.empty()) return default_arch();
+  kernel_arch const* a = find_arch(chosen);
+  if (a == nullptr) throw std::invalid_argument(source + ": '" + chosen + "' is not an arch (see --list-archs)");
+  if (!a->available) throw std::invalid_argument(source + ": this CPU cannot run " + chosen + " (see --list-archs)");
   return *a;
 }
 
@@ -188,6 +198,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.arch = std::string(arch);
   setup.output_path = std::string(out->path());
   setup.pipe_size = out->pipe_size();
+  setup.pipe_size_asked = pipe_size;
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {

@@ -43,7 +43,9 @@ rule_set to_rules(std::vector<std::string> const& texts);
 std::optional<std::uint64_t> size_option(char const* name, std::string const& text);
 /// --chunk-bytes, or `fallback` when not given; throws std::invalid_argument outside 4K..256M.
 std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
-/// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
+/// The arch by name, else by FIZZGEN_ARCH when set, else the best the CPU has; throws
+/// std::invalid_argument naming the problem (and --arch or FIZZGEN_ARCH) for an unknown or
+/// unavailable one.
 kernel_arch const& choose_arch(std::string const& name);
 
 /// The window of lines --from, --to and --count select.

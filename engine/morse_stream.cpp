@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -338,6 +339,11 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
     // holds about 1.3 MiB once used and thread counts far above the CPUs buy nothing.
     std::size_t const tokens = 2 * std::size_t{std::min(threads, 64u)} + 2;
     arena.execute([&] { tbb::parallel_pipeline(tokens, chain); });
+  } catch (std::bad_alloc const&) {  // a chunk's buffers (taken as chunks come): ulimit -v, a cgroup
+    report.status = emit_status::failed;
+    report.error = "cannot allocate the buffers of a chunk (" + std::to_string(in_cap >> 10) + " KiB in, " +
+                   std::to_string((encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap)) >> 10) +
+                   " KiB out): " + std::strerror(ENOMEM);
   } catch (std::exception const& e) {
     report.status = emit_status::failed;
     report.error = e.what();

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "output/probe.hpp"
@@ -26,6 +27,30 @@ emit_status sink::fail(std::string_view call, int err) {
 std::string output_name(int fd) { return fd == STDOUT_FILENO ? "standard output" : "fd " + std::to_string(fd); }
 
 namespace {
+
+/// fs.pipe-max-size: the largest pipe an unprivileged process may ask for; 0 when unknown.
+std::size_t pipe_max_size() {
+  std::ifstream in("/proc/sys/fs/pipe-max-size");
+  std::size_t n = 0;
+  return in >> n ? n : 0;
+}
+
+/// Grows fd's pipe towards `wanted`; returns the size it has then (0 when it is no pipe). Above
+/// fs.pipe-max-size an unprivileged F_SETPIPE_SZ fails with EPERM, and so does one past the
+/// per-user pipe page limits: each refusal asks again for the system's maximum, then for half as
+/// much, down to the size the pipe already has.
+std::size_t grow_pipe(int fd, std::size_t wanted) {
+  int const current = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+  if (current < 0) return 0;
+  std::size_t const max = pipe_max_size();
+  for (std::size_t ask = wanted; ask > static_cast<std::size_t>(current);) {
+    int const r = sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(ask));
+    if (r != -EPERM) break;  // granted, or refused for a reason a smaller size would not fix
+    ask = max != 0 && ask > max ? max : ask / 2;
+  }
+  int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+  return granted > 0 ? static_cast<std::size_t>(granted) : 0;
+}
 
 class null_sink final : public sink {
  public:
@@ -131,15 +156,11 @@ std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin)
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw std::runtime_error(std::string("fstat: ") + std::strerror(errno));
   if (S_ISFIFO(st.st_mode)) {
-    // Ask once, then live with what was granted: resizing mid-run would reorder slot accounting.
-    int const current = sys::fcntl(fd, F_GETPIPE_SZ, 0);
-    if (current >= 0 && static_cast<std::size_t>(current) < wanted_pipe_size)
-      sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(wanted_pipe_size));  // EPERM is fine: keep what we have
-    int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+    // Size it once, then live with what was granted: resizing mid-run would reorder slot accounting.
+    std::size_t const granted = grow_pipe(fd, wanted_pipe_size);
     vmsplice_kind const kind = probe_vmsplice();
     if (kind != vmsplice_kind::broken)
-      return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0, spin,
-                                             kind == vmsplice_kind::shares);
+      return std::make_unique<vmsplice_sink>(fd, granted, spin, kind == vmsplice_kind::shares);
   }
   return std::make_unique<write_sink>(fd);
 }

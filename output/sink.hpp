@@ -52,9 +52,10 @@ std::string output_name(int fd);
 /// A sink that only counts (generation-only measurements).
 std::unique_ptr<sink> make_null_sink();
 
-/// The right sink for fd. Throws std::runtime_error with a user-facing message when fd cannot be
-/// written at all (closed, opened read-only). With `spin`, a full pipe is polled with
-/// SPLICE_F_NONBLOCK for a bounded time before sleeping: worth it only when a core is free for it.
+/// The right sink for fd; a pipe is grown towards wanted_pipe_size, or to the largest size the
+/// system allows below it (fs.pipe-max-size, per-user limits), never shrunk. Throws std::runtime_error with a
+/// user-facing message when fd cannot be written at all (closed, opened read-only). With `spin`, a full pipe is polled
+/// with SPLICE_F_NONBLOCK for a bounded time before sleeping: worth it only when a core is free for it.
 std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20, bool spin = false);
 
 }  // namespace fizzgen

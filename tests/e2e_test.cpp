@@ -560,6 +560,34 @@ TEST_F(E2E, OneLineIsSingular) {
   EXPECT_NE(sh("$F -n 2 --progress=force >/dev/null").err.find("] 2 lines\n"), std::string::npos);
 }
 
+TEST_F(E2E, PipeSizeAboveTheSystemMaximumTakesTheMaximum) {
+  std::string const max = read_file("/proc/sys/fs/pipe-max-size");
+  if (max.empty()) GTEST_SKIP() << "no /proc/sys/fs/pipe-max-size";
+  std::uint64_t const max_kib = std::stoull(max) / 1024;
+  outcome const o =
+      sh("$F -n 1 --pipe-size " + std::to_string(2 * max_kib) + "K --stats 2>err | cat >/dev/null; cat err");
+  // Root may pass the maximum (CAP_SYS_RESOURCE); anyone else gets exactly it, and is told.
+  if (o.out.find("pipe " + std::to_string(2 * max_kib) + " KiB,") != std::string::npos) GTEST_SKIP() << "privileged";
+  EXPECT_NE(o.out.find("pipe " + std::to_string(max_kib) + " KiB (asked for " + std::to_string(2 * max_kib) + " KiB"),
+            std::string::npos)
+      << o.out;
+}
+
+TEST_F(E2E, EnvironmentArchIsRefusedLikeTheOption) {
+  for (std::string const sub : {"", "morse "}) {
+    outcome const env = sh("FIZZGEN_ARCH=bogus $F " + sub + "-n 3");
+    EXPECT_EQ(env.status, 2) << sub;
+    EXPECT_EQ(env.out, "") << sub;
+    EXPECT_EQ(env.err.rfind("fizzgen: FIZZGEN_ARCH: 'bogus' is not an arch (see --list-archs).", 0), 0u) << env.err;
+    EXPECT_EQ(count_lines(env.err), 1u) << env.err;
+    outcome const opt = sh("$F " + sub + "--arch bogus -n 3");
+    EXPECT_EQ(opt.status, 2) << sub;
+    EXPECT_EQ(opt.err.rfind("fizzgen: --arch: 'bogus' is not an arch (see --list-archs).", 0), 0u) << opt.err;
+  }
+  EXPECT_EQ(ok("FIZZGEN_ARCH=scalar $F -n 3"), "1\n2\nFizz\n");
+  EXPECT_EQ(ok("FIZZGEN_ARCH=bogus $F --arch scalar -n 3"), "1\n2\nFizz\n");  // the option wins
+}
+
 TEST_F(E2E, BadInputNamesTheProblem) {
   struct expect {
     std::string args, mentions;

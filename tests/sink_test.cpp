@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "output/probe.hpp"
 #include "output/sys.hpp"
@@ -222,6 +223,40 @@ TEST_F(Sink, PipeGetsVmsplice) {
   std::string const data = pattern(300000);  // more than a default pipe holds: the reader must drain
   EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
   EXPECT_EQ(p.finish(), data);
+}
+
+/// The sizes F_SETPIPE_SZ was asked for; above kAllowed it fails with EPERM, as past
+/// fs.pipe-max-size or a per-user limit.
+std::vector<int> g_pipe_asks;
+constexpr int kAllowed = 128 * 1024;
+int limited_setpipe_fcntl(int fd, int cmd, int arg) {
+  if (cmd == F_SETPIPE_SZ) {
+    g_pipe_asks.push_back(arg);
+    if (arg > kAllowed) {
+      errno = EPERM;
+      return -1;
+    }
+  }
+  return sys::real().fcntl(fd, cmd, arg);
+}
+
+TEST_F(Sink, PipeSizeTooLargeGetsTheLargestAllowed) {
+  sys::table().fcntl = limited_setpipe_fcntl;
+  g_pipe_asks.clear();
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  {
+    auto s = fizzgen::open_sink(fds[1], std::size_t{4} << 20);
+    EXPECT_EQ(s->pipe_size(), static_cast<std::size_t>(kAllowed));
+    EXPECT_EQ(::fcntl(fds[1], F_GETPIPE_SZ), kAllowed);
+  }
+  // 4 MiB first, then fs.pipe-max-size, then halving down to what is allowed.
+  ASSERT_GE(g_pipe_asks.size(), 3u);
+  EXPECT_EQ(g_pipe_asks.front(), 4 << 20);
+  EXPECT_EQ(g_pipe_asks.back(), kAllowed);
+  for (std::size_t i = 2; i < g_pipe_asks.size(); ++i) EXPECT_EQ(g_pipe_asks[i], g_pipe_asks[i - 1] / 2) << i;
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 TEST_F(Sink, PipeSizeRefusedKeepsTheCurrentSize) {
