@@ -43,6 +43,9 @@ absolute GiB/s move from run to run on a shared machine.
 Sweeps: threads (1 to the CPUs allowed, then one oversubscribed count), pipe size (--pipe-size)
 and chunk size (the hidden --chunk-bytes), and end-to-end with and without --progress=force.
 
+bench/plot.sh (installed as /usr/share/fizzgen/plot.sh by the Debian package, which suggests
+gnuplot-nox for it) draws the --json results.
+
 Examples:
   fizzgen bench --quick                         well under a minute on 2 CPUs
   fizzgen bench --json bench.json && bench/plot.sh bench.json docs/

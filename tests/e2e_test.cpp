@@ -627,4 +627,33 @@ TEST_F(E2E, ReaderGoneMidStream) {
   EXPECT_EQ(read_file(path("gen_err")), "");
 }
 
+// ---- packaging ----------------------------------------------------------------------------------
+
+/// A gzip file as Debian wants it (gzip -9n): no file name and no time stamp in its header.
+bool reproducible_gzip(std::string const& bytes) {
+  return bytes.size() > 10 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b && (bytes[3] & 0x08) == 0 &&  // FNAME not set
+         bytes.substr(4, 4) == std::string(4, '\0');                                // MTIME 0
+}
+
+TEST_F(E2E, InstallHasWhatTheDebianPackageNeeds) {
+  outcome const o = sh(std::string("cmake --install '") + FIZZGEN_BUILD_DIR + "' --prefix inst >/dev/null");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(path("inst/bin/fizzgen")));
+  std::string const man = file("inst/share/man/man1/fizzgen.1.gz");
+  EXPECT_TRUE(reproducible_gzip(man));
+  EXPECT_EQ(ok("gzip -dc inst/share/man/man1/fizzgen.1.gz"),
+            read_file(std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.1"));
+  EXPECT_TRUE(reproducible_gzip(file("inst/share/doc/fizzgen/changelog.gz")));
+  EXPECT_EQ(ok("gzip -dc inst/share/doc/fizzgen/changelog.gz | head -1"), "fizzgen (0.1.0) unstable; urgency=medium\n");
+  std::string const copyright = file("inst/share/doc/fizzgen/copyright");
+  EXPECT_NE(copyright.find("License: Expat"), std::string::npos);
+  EXPECT_NE(copyright.find("the fizzgen authors"), std::string::npos);
+  EXPECT_NE(read_file(std::string(FIZZGEN_SOURCE_DIR) + "/LICENSE").find("Copyright (c) the fizzgen authors"),
+            std::string::npos);
+  auto const plot = fs::status(path("inst/share/fizzgen/plot.sh")).permissions();
+  EXPECT_NE(plot & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_TRUE(fs::exists(path("inst/share/bash-completion/completions/fizzgen")));
+}
+
 }  // namespace
