@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Plots the results of `fizzgen bench --json FILE` with gnuplot (Debian: apt-get install gnuplot-nox):
+# Plots the results of `fizzgen bench --json FILE` with gnuplot (Debian: apt-get install gnuplot-nox).
+# The Debian package installs it as /usr/share/fizzgen/plot.sh (and suggests gnuplot-nox):
 #
 #   bench/plot.sh FILE [OUT_DIR] [svg|png]        (defaults: . svg)
 #

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,7 @@
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
 #include "cli/tune_cmd.hpp"
+#include "cli/usage.hpp"
 #include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
@@ -33,6 +35,19 @@ namespace fizzgen::cli {
 namespace {
 
 constexpr int kUsageError = 2;
+
+/// What --version prints, as GNU tools word it.
+constexpr char const* kVersionText = "fizzgen " FIZZGEN_VERSION
+                                     "\nCopyright (c) the fizzgen authors."
+                                     "\nLicense MIT: <https://opensource.org/licenses/MIT>."
+                                     "\nThis is free software: you are free to change and redistribute it."
+                                     "\nThere is NO WARRANTY, to the extent permitted by law.";
+
+/// --version on app and on every subcommand under it (fizzgen yes --version, as GNU yes has).
+void add_version_flags(CLI::App& app) {
+  app.set_version_flag("--version", std::string(kVersionText), "Print the version and licence, then exit");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_version_flags(*sub);
+}
 
 int list_archs() {
   kernel_arch const& best = default_arch();
@@ -111,8 +126,8 @@ int run_app(int argc, char** argv) {
       "fizzgen - FizzBuzz (and yes) into a pipe, as fast as the machine allows, never a wrong byte.\n"
       "With no subcommand it writes the FizzBuzz stream.",
       "fizzgen"};
-  app.set_version_flag("--version", "fizzgen " FIZZGEN_VERSION);
-  app.footer(kFooter);
+  app.formatter(wrapping_formatter());  // before the subcommands, which copy it
+  app.footer(std::string(kFooter) + "\n\n" + kSizeHelp);
 
   fizzbuzz_text fizz;
   stream_text fizz_stream;
@@ -130,7 +145,9 @@ int run_app(int argc, char** argv) {
   fizzgen yes | head -3                       y, y, y
   fizzgen yes hello world --count 2           hello world, twice
   fizzgen yes --bytes 1G | pv >/dev/null      throughput run (one thread: its chunks never change)
-  cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes)");
+  cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes
+
+)" + std::string(kSizeHelp));
 
   CLI::App* check_cmd =
       app.add_subcommand("check", "Verify a FizzBuzz stream (FILE or stdin), independently of the generator");
@@ -179,6 +196,8 @@ Examples:
       ->type_name("NAME");
   app.add_flag("--list-archs", list, "List the kernel instruction sets and which this CPU can run");
 
+  add_version_flags(app);
+
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -205,10 +224,10 @@ Examples:
   } catch (CLI::CallForVersion const& e) {
     return app.exit(e);
   } catch (CLI::ParseError const& e) {
-    std::fprintf(stderr, "fizzgen: %s (see fizzgen --help)\n", e.what());
+    std::fprintf(stderr, "%s\n", usage_line(plain_message(e), command_path(app)).c_str());
     return kUsageError;
   } catch (std::invalid_argument const& e) {
-    std::fprintf(stderr, "fizzgen: %s\n", e.what());
+    std::fprintf(stderr, "%s\n", usage_line(e.what(), command_path(app)).c_str());
     return kUsageError;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
@@ -218,9 +237,22 @@ Examples:
 
 }  // namespace
 
+/// As gnulib's close_stdout: text that stdio (help, reports, JSON) could not write fails the run.
+int close_stdout(int status) {
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return status;
+  int const err = errno;
+  if (err == EPIPE) {  // the reader went away (fizzgen --help | head -1): end as GNU tools do
+    std::signal(SIGPIPE, SIG_DFL);
+    std::raise(SIGPIPE);
+  }
+  std::fprintf(stderr, "fizzgen: standard output: %s\n", std::strerror(err));
+  return status == 0 ? 1 : status;
+}
+
 int main(int argc, char** argv) {
   try {
-    return run_app(argc, argv);
+    return close_stdout(run_app(argc, argv));
   } catch (std::exception const& e) {  // run_app handles its own; this is for the unexpected
     std::fprintf(stderr, "fizzgen: %s\n", e.what());
   } catch (...) {

@@ -38,26 +38,31 @@ std::string parse_positive(std::string_view option, std::string_view text) {
 }
 
 std::uint64_t parse_size(std::string_view option, std::string_view text) {
+  auto const too_large = [&] { bad(option, text, "is too large (the most is 2^64-1)"); };
   std::size_t const digits = std::min(text.find_first_not_of("0123456789"), text.size());
   std::uint64_t value = 0;
-  if (digits == 0) bad(option, text, "is not a count (digits, optionally followed by K, M, G...)");
-  if (!to_u64(text.substr(0, digits), value)) bad(option, text, "is too large");
+  if (digits == 0) bad(option, text, "is not a size (digits, then optionally " + std::string(kSizeSuffixes) + ")");
+  if (!to_u64(text.substr(0, digits), value)) too_large();
   std::string_view const suffix = text.substr(digits);
   if (suffix.empty()) return value;
-
-  std::uint64_t multiplier = suffix == "b" ? 512 : 0;
-  static constexpr std::string_view kPrefixes = "KMGTPE";
-  if (auto const p = kPrefixes.find(suffix.front()); multiplier == 0 && p != std::string_view::npos) {
-    std::string_view const rest = suffix.substr(1);
-    std::uint64_t const base = rest == "B" ? 1000 : (rest.empty() || rest == "iB") ? 1024 : 0;
-    if (base != 0) {
-      multiplier = 1;
-      for (std::size_t i = 0; i <= p; ++i) multiplier *= base;
-    }
+  if (suffix == "b") {
+    if (value > UINT64_MAX / 512) too_large();
+    return value * 512;
   }
-  if (multiplier == 0) bad(option, text, "has an unknown suffix (use b, K, M, G, T, P, E, KB, MB...)");
-  if (value > UINT64_MAX / multiplier) bad(option, text, "is too large");
-  return value * multiplier;
+  // As GNU head (gnulib xstrtoumax): one of kKmMGTPEZY, alone or with iB for powers of 1024, with
+  // B (or the obsolescent D) for powers of 1000. Z and Y pass 2^64 unless the number is 0.
+  static constexpr std::string_view kPrefixes = "KMGTPEZY";
+  char const first = suffix.front() == 'k' ? 'K' : suffix.front() == 'm' ? 'M' : suffix.front();
+  auto const power = kPrefixes.find(first);
+  std::string_view const rest = suffix.substr(1);
+  std::uint64_t const base = rest.empty() || rest == "iB" ? 1024 : rest == "B" || rest == "D" ? 1000 : 0;
+  if (power == std::string_view::npos || base == 0)
+    bad(option, text, "has an unknown suffix (use " + std::string(kSizeSuffixes) + ")");
+  for (std::size_t i = 0; i <= power; ++i) {
+    if (value > UINT64_MAX / base) too_large();
+    value *= base;
+  }
+  return value;
 }
 
 std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text) {

@@ -13,8 +13,17 @@ namespace fizzgen::cli {
 /// A positive whole number of any length ("000123" → "123"); option names it in the message.
 std::string parse_positive(std::string_view option, std::string_view text);
 
-/// A count in GNU head's syntax: digits, then optionally b (512), K M G T P E (powers of 1024,
-/// also KiB...), KB MB GB TB PB EB (powers of 1000). Must fit in 64 bits.
+/// The paragraph of every --help page whose options take a size.
+inline constexpr char const* kSizeHelp =
+    "Sizes (N) as GNU head reads them: digits, then optionally b (512), K or KiB (1024), KB (1000), "
+    "M or MiB (1024^2), MB (1000^2), and so on with G, T, P, E; k and m are K and M.";
+
+/// The size suffixes parse_size() takes, as its messages list them.
+inline constexpr std::string_view kSizeSuffixes = "b, K, KB, KiB, M, MB, MiB... up to E, EB, EiB";
+
+/// A size or count as GNU head reads one: digits, then optionally b (512), K (k) M (m) G T P E Z Y
+/// alone or with iB (powers of 1024), or with B (powers of 1000). Must fit in 64 bits; no sign,
+/// no blanks (head's strtoumax would skip those).
 std::uint64_t parse_size(std::string_view option, std::string_view text);
 
 /// A duration: a decimal number (a fraction allowed: "0.5", ".25") and a unit, ms, s, m or h, or no

@@ -44,6 +44,9 @@ absolute GiB/s move from run to run on a shared machine.
 Sweeps: threads (1 to the CPUs allowed, then one oversubscribed count), pipe size (--pipe-size)
 and chunk size (the hidden --chunk-bytes), and end-to-end with and without --progress=force.
 
+bench/plot.sh (installed as /usr/share/fizzgen/plot.sh by the Debian package, which suggests
+gnuplot-nox for it) draws the --json results.
+
 Examples:
   fizzgen bench --quick                         well under a minute on 2 CPUs
   fizzgen bench --json bench.json && bench/plot.sh bench.json docs/
@@ -321,7 +324,8 @@ void add_bench_command(CLI::App& app, bench_command& b) {
   b.app->add_flag("--quick", b.quick, "Fewer sizes, runs of 2 GiB: well under a minute on 2 CPUs");
   b.app->add_option("--json", b.json, "Also write every result as JSON to FILE (for bench/plot.sh)")->type_name("FILE");
   b.app->add_option("--reps", b.reps, "Repetitions of each configuration (default 5)")->type_name("N");
-  b.app->add_option("--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; K, M, G...)")->type_name("N");
+  b.app->add_option("--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; a size, as below)")
+      ->type_name("N");
   b.app->add_option("--timeout", b.timeout, "Seconds a run may take before it is killed and counted failed")
       ->type_name("S");
   b.app
@@ -329,8 +333,14 @@ void add_bench_command(CLI::App& app, bench_command& b) {
                    "Run only these sweeps: threads, pipe_size, chunk_bytes, progress (repeatable or comma separated)")
       ->type_name("SWEEP")
       ->delimiter(',')
-      ->check(CLI::IsMember({"threads", "pipe_size", "chunk_bytes", "progress"}));
-  b.app->footer(kBenchFooter);
+      ->check(CLI::Validator(
+          [](std::string const& sweep) -> std::string {
+            for (char const* known : {"threads", "pipe_size", "chunk_bytes", "progress"})
+              if (sweep == known) return "";
+            return "'" + sweep + "' is not a sweep (use threads, pipe_size, chunk_bytes or progress)";
+          },
+          ""));
+  b.app->footer(std::string(kBenchFooter) + "\n\n" + kSizeHelp);
 }
 
 int run_bench(bench_command const& b) {
@@ -344,7 +354,7 @@ int run_bench(bench_command const& b) {
   // An unwritable --json FILE is better found now than after the runs.
   if (!b.json.empty()) {
     std::FILE* f = std::fopen(b.json.c_str(), "w");
-    if (f == nullptr) throw std::runtime_error("cannot write " + b.json + ": " + std::strerror(errno));
+    if (f == nullptr) throw std::runtime_error(b.json + ": " + std::strerror(errno));
     std::fclose(f);
   }
 

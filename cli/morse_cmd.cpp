@@ -47,7 +47,8 @@ Example:
 
 void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
   cmd.add_option("FILE", t.file, "Input file; '-' or nothing: standard input");
-  cmd.add_option("--threads", t.threads, "Cores transforming chunks at once (default: the CPUs this process may use)")
+  cmd.add_option("-j,--threads", t.threads,
+                 "Cores transforming chunks at once (default: the CPUs this process may use)")
       ->type_name("N");
   cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
       ->type_name("N");
@@ -86,7 +87,8 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   int fd = STDIN_FILENO;
   if (t.file != "-") {
     fd = ::open(t.file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("cannot open " + t.file + ": " + std::strerror(errno));
+    if (fd < 0) throw std::runtime_error(t.file + ": " + std::strerror(errno));
+    o.input_name = t.file;
   }
   morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, o);
   if (fd != STDIN_FILENO) ::close(fd);
@@ -113,17 +115,17 @@ void add_morse_command(CLI::App& app, morse_command& m) {
   m.app->get_option("--to")->excludes(m.app->get_option("--count"));
   m.app->add_option("--arch", m.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")
       ->type_name("NAME");
-  m.app->footer(kMorseFooter);
+  m.app->footer(std::string(kMorseFooter) + "\n\n" + kSizeHelp);
   m.app->require_subcommand(0, 1);
 
   m.encode = m.app->add_subcommand("encode", "Any input to Morse code, on every core");
   add_codec_options(*m.encode, m.encode_text);
-  m.encode->footer(kEncodeFooter);
+  m.encode->footer(std::string(kEncodeFooter) + "\n\n" + kSizeHelp);
 
   m.decode = m.app->add_subcommand(
       "decode", std::string("Morse code back to text, upper case; unknown code groups print ") + morse::kUnknownMarker);
   add_codec_options(*m.decode, m.decode_text);
-  m.decode->footer(kDecodeFooter);
+  m.decode->footer(std::string(kDecodeFooter) + "\n\n" + kSizeHelp);
 }
 
 int run_morse(CLI::App const& app, morse_command const& m) {

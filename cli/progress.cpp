@@ -6,6 +6,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "cli/usage.hpp"
+
 namespace fizzgen::cli {
 namespace {
 
@@ -39,7 +41,7 @@ bool want_progress(std::string const& when, int fd) {
   if (when.empty() || when == "false" || when == "never") return false;
   if (when == "true" || when == "auto") return ::isatty(fd) == 1;
   if (when == "force" || when == "always") return true;
-  throw std::invalid_argument("--progress: '" + when + "' is not a choice (use --progress or --progress=force)");
+  throw std::invalid_argument("--progress: '" + when + "' is not a choice (use auto, force or never)");
 }
 
 std::string format_progress(std::uint64_t bytes, std::uint64_t lines, double seconds, double bytes_per_second,
@@ -48,8 +50,7 @@ std::string format_progress(std::uint64_t bytes, std::uint64_t lines, double sec
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%llu:%02llu:%02llu", whole / 3600, whole / 60 % 60, whole % 60);
   std::string line = "fizzgen: " + human_bytes(static_cast<double>(bytes)) + " " + elapsed + " [" +
-                     human_bytes(bytes_per_second) + "/s" + (final ? " average" : "") + "] " + std::to_string(lines) +
-                     " lines";
+                     human_bytes(bytes_per_second) + "/s" + (final ? " average" : "") + "] " + counted(lines, "line");
   return line;
 }
 

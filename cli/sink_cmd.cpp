@@ -46,7 +46,10 @@ struct first_byte_clock {
   double seconds() const { return started ? std::chrono::duration<double>(clock_type::now() - start).count() : 0; }
 };
 
-std::string errno_text(char const* call, int err) { return std::string(call) + ": " + std::strerror(err); }
+/// As coreutils words a failed read: the input, then the reason ("standard input: Is a directory").
+std::string errno_text(int fd, int err) {
+  return (fd == STDIN_FILENO ? std::string("standard input") : "fd " + std::to_string(fd)) + ": " + std::strerror(err);
+}
 
 /// read(2) until the end; returns "" or the error.
 std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_clock& clock) {
@@ -56,7 +59,7 @@ std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_
   for (;;) {
     ssize_t const n = ::read(fd, buf.get(), block_size);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_text("read", errno);
+    if (n < 0) return errno_text(fd, errno);
     if (n == 0) return "";
     clock.tick();
     r.bytes += static_cast<std::uint64_t>(n);
@@ -72,8 +75,8 @@ void add_sink_command(CLI::App& app, sink_command& s) {
   s.app->add_flag("--read", s.read, "read(2) into a buffer: one copy per byte, like cat >/dev/null")->excludes(splice);
   s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")->type_name("N");
   s.app->add_flag("--json", s.json, "Also print the report as JSON on stdout");
-  s.app->add_flag("--quiet", s.quiet, "No report on stderr (errors and notes still are)");
-  s.app->footer(kSinkFooter);
+  s.app->add_flag("-q,--quiet", s.quiet, "No report on stderr (errors and notes still are)");
+  s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
 
 sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note) {
@@ -82,7 +85,7 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     r.method = use_splice ? "splice" : "read";
-    r.error = errno == EBADF ? "standard input is closed" : errno_text("fstat", errno);
+    r.error = errno == EBADF ? "standard input is closed" : errno_text(fd, errno);
     return r;
   }
   if (use_splice && !S_ISFIFO(st.st_mode)) {
@@ -110,7 +113,7 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
         break;
       }
       if (n < 0) {
-        r.error = errno_text("splice", errno);
+        r.error = errno_text(fd, errno);
         break;
       }
       if (n == 0) break;

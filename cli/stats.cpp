@@ -1,5 +1,7 @@
 #include "cli/stats.hpp"
 
+#include "cli/usage.hpp"
+
 namespace fizzgen::cli {
 namespace {
 
@@ -57,6 +59,13 @@ std::string taint_json(worker_stats const& w) {
   return members;
 }
 
+/// Why the pipe is smaller than --pipe-size asked, "" when it is not.
+std::string pipe_note(run_setup const& setup) {
+  if (setup.pipe_size == 0 || setup.pipe_size >= setup.pipe_size_asked) return "";
+  return " (asked for " + std::to_string(setup.pipe_size_asked / 1024) +
+         " KiB: the most this system allows is used, see fs.pipe-max-size)";
+}
+
 }  // namespace
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
@@ -64,17 +73,18 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                rate(r.bytes, r.seconds), setup.mode.c_str());
   std::fprintf(
       out,
-      "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB, reuse %s, huge pages %zu kB\n",
+      "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB%s, reuse %s, huge pages %zu kB\n",
       r.threads, r.pinned, r.buffers_per_worker, setup.arch.c_str(), setup.output_path.c_str(),
-      setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, setup.reuse.c_str(), r.huge_pages_kb);
+      setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, pipe_note(setup).c_str(), setup.reuse.c_str(),
+      r.huge_pages_kb);
   if (!setup.sizing.empty()) std::fprintf(out, "  sizing: %s\n", setup.sizing.c_str());
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,
-                 "  worker %zu (cpu %d): %.3f GiB in %llu chunks; fill %.3f s, wait %.3f s, emit %.3f s; "
+                 "  worker %zu (cpu %d): %.3f GiB in %s; fill %.3f s, wait %.3f s, emit %.3f s; "
                  "refills in place %llu, on fresh pages %llu%s\n",
-                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, static_cast<unsigned long long>(w.chunks),
-                 w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
+                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, counted(w.chunks, "chunk").c_str(), w.fill_seconds,
+                 w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
                  static_cast<unsigned long long>(w.discarded), taint_list(w, " (", ")").c_str());
   }
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());

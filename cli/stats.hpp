@@ -15,12 +15,13 @@ struct run_setup {
   std::string output_path;  ///< "vmsplice", "write", "null"
   std::string reuse;        ///< reuse policy and why
   std::size_t pipe_size = 0;
-  std::string sizing;           ///< the chunk and pipe sizes asked for, and what they rest on
-  bool spin = false;            ///< SPLICE_F_NONBLOCK polling
-  std::uint64_t rate = 0;       ///< --rate in bytes per second, 0: unthrottled
-  double duration_seconds = 0;  ///< --duration, 0: none
-  std::string write_size;       ///< --write-size as given, "" whole chunks
-  std::uint64_t seed = 0;       ///< the seed of the random choices, when seeded
+  std::string sizing;               ///< the chunk and pipe sizes asked for, and what they rest on
+  std::size_t pipe_size_asked = 0;  ///< --pipe-size; more than pipe_size when the system allowed less
+  bool spin = false;                ///< SPLICE_F_NONBLOCK polling
+  std::uint64_t rate = 0;           ///< --rate in bytes per second, 0: unthrottled
+  double duration_seconds = 0;      ///< --duration, 0: none
+  std::string write_size;           ///< --write-size as given, "" whole chunks
+  std::uint64_t seed = 0;           ///< the seed of the random choices, when seeded
   bool seeded = false;
 };
 

@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -53,8 +56,10 @@ reuse_policy parse_reuse(std::string const& text) {
 }  // namespace
 
 void add_stream_options(CLI::App& app, stream_text& t) {
-  app.add_option("--count", t.count, "Stop after N lines (suffixes K, M, G... as in GNU head)")->type_name("N");
-  app.add_option("--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (K, M, G...)")->type_name("N");
+  app.add_option("-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")
+      ->type_name("N");
+  app.add_option("-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
+      ->type_name("N");
   app.add_option("--rate", t.rate,
                  "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
                  "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
@@ -70,7 +75,7 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                  "Seed for random choices (--write-size random:...; default: a fresh one, "
                  "printed by --stats)")
       ->type_name("S");
-  app.add_option("--threads", t.threads,
+  app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket; 1 for yes, whose chunks never change)")
       ->type_name("N");
@@ -81,7 +86,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                  "wrong for readers that forward pages with splice, like pv | cat)")
       ->type_name("POLICY");
   app.add_option("--pipe-size", t.pipe_size,
-                 "Pipe size to ask for (default: one chunk, from the L2 cache; the granted size is used)")
+                 "Pipe size to ask for (default: one chunk, from the L2 cache); above what the system allows "
+                 "(fs.pipe-max-size), the largest size allowed; --stats says which")
       ->type_name("N");
   auto* gen_only = app.add_flag("--generate-only", t.generate_only,
                                 "Measure generation alone: fill buffers, hand them to a sink that only counts");
@@ -92,8 +98,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
   app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
   app.add_flag("--progress", t.progress,
-               "Show a live line on stderr (bytes, elapsed, rate, lines), a few times a second, when stderr is a "
-               "terminal; --progress=force shows it anyway");
+               "Show a live line on stderr (bytes, elapsed, rate, lines) a few times a second; "
+               "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
   // Hidden: fizzgen bench sweeps it. Bytes per chunk, about (default 1M).
   app.add_option("--chunk-bytes", t.chunk_bytes, "Bytes per chunk, about")->type_name("N")->group("");
   // Hidden: buffers per worker instead of the engine's choice, to measure what the choice costs.
@@ -181,10 +187,17 @@ std::optional<std::chrono::steady_clock::duration> duration_option(std::string c
 }
 
 kernel_arch const& choose_arch(std::string const& name) {
-  if (name.empty()) return default_arch();
-  kernel_arch const* a = find_arch(name);
-  if (a == nullptr) throw std::invalid_argument("--arch: '" + name + "' is not an arch (see --list-archs)");
-  if (!a->available) throw std::invalid_argument("--arch: this CPU cannot run " + name + " (see --list-archs)");
+  // --arch first; else FIZZGEN_ARCH, refused the same way (a typo there must not pass unnoticed).
+  std::string const env = [] {
+    char const* v = std::getenv("FIZZGEN_ARCH");
+    return std::string(v != nullptr ? v : "");
+  }();
+  std::string const source = name.empty() ? "FIZZGEN_ARCH" : "--arch";
+  std::string const chosen = name.empty() ? env : name;
+  if (chosen.empty()) return default_arch();
+  kernel_arch const* a = find_arch(chosen);
+  if (a == nullptr) throw std::invalid_argument(source + ": '" + chosen + "' is not an arch (see --list-archs)");
+  if (!a->available) throw std::invalid_argument(source + ": this CPU cannot run " + chosen + " (see --list-archs)");
   return *a;
 }
 
@@ -272,6 +285,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.seed = seed;
   setup.seeded = options.write_sizes && t.write_size.rfind("random:", 0) == 0;
   setup.duration_seconds = options.duration ? std::chrono::duration<double>(*options.duration).count() : 0;
+  setup.pipe_size_asked = sizes.pipe_bytes;
   setup.spin = spin && out->pipe_size() > 0;
   setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
   if (monitor) {
@@ -295,7 +309,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   }
   if (t.stats) print_stats(stderr, setup, report);
   if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
-    std::fprintf(stderr, "fizzgen: cannot write %s\n", t.stats_json.c_str());
+    std::fprintf(stderr, "fizzgen: %s: %s\n", t.stats_json.c_str(), std::strerror(errno));
   if (monitor) {
     // The stream is over: the reader sees its end now, not after the monitor's teardown (closing
     // its inotify descriptor waits for an RCU grace period, about 20 ms here).

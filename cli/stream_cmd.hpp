@@ -61,7 +61,9 @@ std::optional<std::uint64_t> rate_option(std::string const& text);
 std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed);
 /// --duration: more than 0; nullopt when not given.
 std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text);
-/// The arch by name ("" = the default); throws std::invalid_argument naming the problem.
+/// The arch by name, else by FIZZGEN_ARCH when set, else the best the CPU has; throws
+/// std::invalid_argument naming the problem (and --arch or FIZZGEN_ARCH) for an unknown or
+/// unavailable one.
 kernel_arch const& choose_arch(std::string const& name);
 
 /// The window of lines --from, --to and --count select.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -22,13 +23,15 @@
 
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
+#include "output/sink.hpp"
 #include "output/sys.hpp"
 
 namespace fizzgen {
 namespace {
 
-[[noreturn]] void throw_errno(char const* call, int err) {
-  throw std::runtime_error(std::string(call) + ": " + std::strerror(err));
+/// As coreutils words a failed call: the file it was about, then the reason.
+[[noreturn]] void throw_errno(std::string const& file, int err) {
+  throw std::runtime_error(file + ": " + std::strerror(err));
 }
 
 /// One chunk on its way through the pipeline.
@@ -85,7 +88,7 @@ class mapping {
 
 /// Reads into buf: at least one byte unless the input ended (returns 0), more while more is
 /// ready at once, so a flowing pipe gives full chunks and a tty each line as it is typed.
-std::size_t read_some(int fd, char* buf, std::size_t cap) {
+std::size_t read_some(int fd, char* buf, std::size_t cap, std::string const& name) {
   std::size_t got = 0;
   while (got < cap) {
     ssize_t const r = ::read(fd, buf + got, cap - got);
@@ -100,10 +103,10 @@ std::size_t read_some(int fd, char* buf, std::size_t cap) {
     if (errno == EAGAIN) {  // a non-blocking fd 0: wait for data rather than spin
       if (got > 0) break;
       pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, -1) < 0 && errno != EINTR) throw_errno("poll", errno);
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR) throw_errno(name, errno);
       continue;
     }
-    throw_errno("read", errno);
+    throw_errno(name, errno);
   }
   return got;
 }
@@ -114,14 +117,14 @@ emit_status write_all(int fd, std::span<char const> data, std::string& error) no
     ssize_t const n = sys::write(fd, data.data(), data.size());
     if (n == -EAGAIN) {
       if (int const r = sys::poll_out(fd); r < 0) {
-        error = std::string("poll: ") + std::strerror(-r);
+        error = output_name(fd) + ": " + std::strerror(-r);
         return emit_status::failed;
       }
       continue;
     }
     if (n == -EPIPE) return emit_status::reader_gone;
     if (n < 0) {
-      error = std::string("write: ") + std::strerror(static_cast<int>(-n));
+      error = output_name(fd) + ": " + std::strerror(static_cast<int>(-n));
       return emit_status::failed;
     }
     data = data.subspan(static_cast<std::size_t>(n));
@@ -167,7 +170,7 @@ class chunker {
     }
     if (ended_) return false;
     if (options_.direction == morse_direction::encode) {
-      std::size_t const n = read_some(fd_, t.in_buf.get(), options_.chunk_bytes);
+      std::size_t const n = read_some(fd_, t.in_buf.get(), options_.chunk_bytes, options_.input_name);
       bytes_ += n;
       t.in = {t.in_buf.get(), n};
       ended_ = n == 0;
@@ -190,7 +193,7 @@ class chunker {
     char* const buf = t.in_buf.get();
     for (;;) {
       std::memcpy(buf, carry_, carry_len_);
-      std::size_t const n = read_some(fd_, buf + carry_len_, options_.chunk_bytes);
+      std::size_t const n = read_some(fd_, buf + carry_len_, options_.chunk_bytes, options_.input_name);
       bytes_ += n;
       std::size_t const have = carry_len_ + n;
       if (n == 0) {  // the end closes the last group
@@ -338,6 +341,11 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
     // holds about 1.3 MiB once used and thread counts far above the CPUs buy nothing.
     std::size_t const tokens = 2 * std::size_t{std::min(threads, 64u)} + 2;
     arena.execute([&] { tbb::parallel_pipeline(tokens, chain); });
+  } catch (std::bad_alloc const&) {  // a chunk's buffers (taken as chunks come): ulimit -v, a cgroup
+    report.status = emit_status::failed;
+    report.error = "cannot allocate the buffers of a chunk (" + std::to_string(in_cap >> 10) + " KiB in, " +
+                   std::to_string((encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap)) >> 10) +
+                   " KiB out): " + std::strerror(ENOMEM);
   } catch (std::exception const& e) {
     report.status = emit_status::failed;
     report.error = e.what();

@@ -20,13 +20,14 @@ struct morse_stream_options {
   std::size_t chunk_bytes = std::size_t{1} << 18;  ///< input bytes per chunk (>= 1); 256 KiB keeps
                                                    ///< a chunk's Morse (about 4x) within L2
   kernel_arch const* arch = nullptr;               ///< the encoder kernel's arch; nullptr: default_arch()
+  std::string input_name = "standard input";       ///< how errors name in_fd: a file name, or this
 };
 
 struct morse_stream_report {
   std::uint64_t bytes_in = 0;            ///< taken from the input (all of it, unless stopped early)
   std::uint64_t bytes_out = 0;           ///< written
   emit_status status = emit_status::ok;  ///< reader_gone: the reader closed the pipe
-  std::string error;                     ///< set when status is failed: "read: Is a directory"
+  std::string error;                     ///< set when status is failed: "/: Is a directory"
 };
 
 /// Reads in_fd to its end (a regular file is mapped, anything else read as it comes: a tty line by

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "engine/buffer.hpp"
@@ -115,19 +120,26 @@ class pipeline {
       }
       std::vector<int> const cpus = options_.pin ? allowed_cpus() : std::vector<int>{};
       std::vector<std::jthread> workers;
-      for (unsigned w = 0; w < options_.threads; ++w)
-        workers.emplace_back([this, w, &cpus, &report] {
-          worker_stats& stats = report.workers[w];
-          try {
-            if (!cpus.empty() && pin_current_thread(cpus[w % cpus.size()])) {
-              stats.cpu = cpus[w % cpus.size()];
-              pinned_.fetch_add(1, std::memory_order_relaxed);
+      for (unsigned w = 0; w < options_.threads; ++w) {
+        try {
+          workers.emplace_back([this, w, &cpus, &report] {
+            worker_stats& stats = report.workers[w];
+            try {
+              if (!cpus.empty() && pin_current_thread(cpus[w % cpus.size()])) {
+                stats.cpu = cpus[w % cpus.size()];
+                pinned_.fetch_add(1, std::memory_order_relaxed);
+              }
+              work(w, stats);
+            } catch (std::exception const& e) {
+              abort_with(e.what());
             }
-            work(w, stats);
-          } catch (std::exception const& e) {
-            abort_with(e.what());
-          }
-        });
+          });
+        } catch (std::system_error const& e) {  // EAGAIN: the thread or process limit, or no memory for a stack
+          abort_with("cannot start thread " + std::to_string(w + 1) + " of " + std::to_string(options_.threads) + ": " +
+                     std::strerror(e.code().value()));
+          break;  // the workers started so far see the stop and are joined here
+        }
+      }
     }
     out_.while_full(nullptr);
     report.seconds = seconds_between(start, clock_type::now());
@@ -184,8 +196,16 @@ class pipeline {
 
   void work(unsigned w, worker_stats& stats) {
     std::vector<slot_buffer> buffers;
-    buffers.reserve(n_buffers_);
-    for (unsigned b = 0; b < n_buffers_; ++b) buffers.emplace_back(gen_.chunk_capacity());
+    try {
+      buffers.reserve(n_buffers_);
+      for (unsigned b = 0; b < n_buffers_; ++b) buffers.emplace_back(gen_.chunk_capacity());
+    } catch (std::bad_alloc const&) {  // mmap refused: ulimit -v, overcommit, a cgroup limit
+      std::size_t const mib =
+          (gen_.chunk_capacity() + buffer::kHugePage - 1) / buffer::kHugePage * buffer::kHugePage >> 20;
+      throw std::runtime_error("cannot allocate " + std::to_string(n_buffers_) +
+                               (n_buffers_ == 1 ? " buffer" : " buffers") + " of " + std::to_string(mib) +
+                               " MiB: " + std::strerror(ENOMEM));
+    }
     bool const constant = gen_.constant();
     // Spinning for the turn pays when every worker has a core and one is left for the reader;
     // otherwise it steals the CPU of the turn holder or of the reader, so waiters sleep almost at once.

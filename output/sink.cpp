@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "output/probe.hpp"
@@ -18,11 +19,38 @@ namespace fizzgen {
 
 emit_status sink::fail(std::string_view call, int err) {
   if (err == EPIPE) return emit_status::reader_gone;
-  error_ = std::string(call) + ": " + std::strerror(err);
+  failed_call_ = std::string(call);
+  error_ = output_name_ + ": " + std::strerror(err);
   return emit_status::failed;
 }
 
+std::string output_name(int fd) { return fd == STDOUT_FILENO ? "standard output" : "fd " + std::to_string(fd); }
+
 namespace {
+
+/// fs.pipe-max-size: the largest pipe an unprivileged process may ask for; 0 when unknown.
+std::size_t pipe_max_size() {
+  std::ifstream in("/proc/sys/fs/pipe-max-size");
+  std::size_t n = 0;
+  return in >> n ? n : 0;
+}
+
+/// Grows fd's pipe towards `wanted`; returns the size it has then (0 when it is no pipe). Above
+/// fs.pipe-max-size an unprivileged F_SETPIPE_SZ fails with EPERM, and so does one past the
+/// per-user pipe page limits: each refusal asks again for the system's maximum, then for half as
+/// much, down to the size the pipe already has.
+std::size_t grow_pipe(int fd, std::size_t wanted) {
+  int const current = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+  if (current < 0) return 0;
+  std::size_t const max = pipe_max_size();
+  for (std::size_t ask = wanted; ask > static_cast<std::size_t>(current);) {
+    int const r = sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(ask));
+    if (r != -EPERM) break;  // granted, or refused for a reason a smaller size would not fix
+    ask = max != 0 && ask > max ? max : ask / 2;
+  }
+  int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+  return granted > 0 ? static_cast<std::size_t>(granted) : 0;
+}
 
 class null_sink final : public sink {
  public:
@@ -34,7 +62,7 @@ class null_sink final : public sink {
 /// write(2): the kernel copies, so buffers are free as soon as emit() returns.
 class write_sink final : public sink {
  public:
-  explicit write_sink(int fd) : fd_(fd) {}
+  explicit write_sink(int fd) : fd_(fd) { output_name_ = output_name(fd); }
   emit_status emit(std::span<std::byte const> data) noexcept override {
     while (!data.empty()) {
       ssize_t const n = sys::write(fd_, data.data(), data.size());
@@ -62,7 +90,9 @@ class vmsplice_sink final : public sink {
   static constexpr int kSpins = 1 << 16;
 
   vmsplice_sink(int fd, std::size_t pipe_size, bool spin, bool shares)
-      : fd_(fd), pipe_size_(pipe_size), spin_(spin), shares_(shares) {}
+      : fd_(fd), pipe_size_(pipe_size), spin_(spin), shares_(shares) {
+    output_name_ = output_name(fd);
+  }
 
   emit_status emit(std::span<std::byte const> data) noexcept override {
     unsigned const flags = spin_ ? SPLICE_F_NONBLOCK : 0;
@@ -127,15 +157,11 @@ std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size, bool spin,
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw std::runtime_error(std::string("fstat: ") + std::strerror(errno));
   if (S_ISFIFO(st.st_mode)) {
-    // Ask once, then live with what was granted: resizing mid-run would reorder slot accounting.
-    int const current = sys::fcntl(fd, F_GETPIPE_SZ, 0);
-    if (current >= 0 && static_cast<std::size_t>(current) < wanted_pipe_size)
-      sys::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(wanted_pipe_size));  // EPERM is fine: keep what we have
-    int const granted = sys::fcntl(fd, F_GETPIPE_SZ, 0);
+    // Size it once, then live with what was granted: resizing mid-run would reorder slot accounting.
+    std::size_t const granted = grow_pipe(fd, wanted_pipe_size);
     vmsplice_kind const kind = copy ? vmsplice_kind::broken : probe_vmsplice();
     if (kind != vmsplice_kind::broken)
-      return std::make_unique<vmsplice_sink>(fd, granted > 0 ? static_cast<std::size_t>(granted) : 0, spin,
-                                             kind == vmsplice_kind::shares);
+      return std::make_unique<vmsplice_sink>(fd, granted, spin, kind == vmsplice_kind::shares);
   }
   return std::make_unique<write_sink>(fd);
 }

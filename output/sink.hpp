@@ -33,8 +33,11 @@ class sink {
   /// Safe to call from any thread (it may lag the emitting thread).
   virtual std::uint64_t slots() const noexcept { return 0; }
 
-  /// What failed, after emit() returned failed: "write: No space left on device".
+  /// What failed, after emit() returned failed, as coreutils says it: the output, then the
+  /// reason ("standard output: No space left on device").
   std::string const& error() const noexcept { return error_; }
+  /// The call that failed, after emit() returned failed: "write", "vmsplice", "poll".
+  std::string const& failed_call() const noexcept { return failed_call_; }
 
   /// Work for the emitting thread while the pipe is full and it would only wait for room (the
   /// reuse monitor's re-check): emit() calls it each time vmsplice first finds no room. It must
@@ -42,18 +45,26 @@ class sink {
   void while_full(std::function<void()> task) { while_full_ = std::move(task); }
 
  protected:
+  /// EPIPE is reader_gone; anything else fails with error() naming output_name_ and err.
   emit_status fail(std::string_view call, int err);
+  std::string output_name_ = "standard output";  ///< how error() names the output
   std::string error_;
   std::function<void()> while_full_;
+  std::string failed_call_;
 };
+
+/// "standard output" for fd 1, "fd N" for any other: how a sink's error() names its output.
+std::string output_name(int fd);
 
 /// A sink that only counts (generation-only measurements).
 std::unique_ptr<sink> make_null_sink();
 
-/// The right sink for fd. Throws std::runtime_error with a user-facing message when fd cannot be
-/// written at all (closed, opened read-only). With `spin`, a full pipe is polled with
-/// SPLICE_F_NONBLOCK for a bounded time before sleeping: worth it only when a core is free for it.
-/// With `copy`, a pipe gets write(2) too (each emit its own write calls, as --write-size needs).
+/// The right sink for fd; a pipe is grown towards wanted_pipe_size, or to the largest size the
+/// system allows below it (fs.pipe-max-size, per-user limits), never shrunk. Throws
+/// std::runtime_error with a user-facing message when fd cannot be written at all (closed, opened
+/// read-only). With `spin`, a full pipe is polled with SPLICE_F_NONBLOCK for a bounded time before
+/// sleeping: worth it only when a core is free for it. With `copy`, a pipe gets write(2) too (each
+/// emit its own write calls, as --write-size needs).
 std::unique_ptr<sink> open_sink(int fd, std::size_t wanted_pipe_size = std::size_t{1} << 20, bool spin = false,
                                 bool copy = false);
 

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,13 +55,108 @@ TEST(ArgsSize, GnuHeadSuffixes) {
   EXPECT_EQ(parse_size("--bytes", "1P"), 1ull << 50);
   EXPECT_EQ(parse_size("--bytes", "15E"), 15ull << 60);
   EXPECT_EQ(parse_size("--count", "18446744073709551615"), UINT64_MAX);
+  // Lower-case k and m are K and M; D is head's obsolescent spelling of B; Z and Y hold only 0.
+  EXPECT_EQ(parse_size("--bytes", "10k"), 10240u);
+  EXPECT_EQ(parse_size("--bytes", "1kB"), 1000u);
+  EXPECT_EQ(parse_size("--bytes", "1kiB"), 1024u);
+  EXPECT_EQ(parse_size("--bytes", "3m"), 3u << 20);
+  EXPECT_EQ(parse_size("--bytes", "3mB"), 3000000u);
+  EXPECT_EQ(parse_size("--bytes", "2KD"), 2000u);
+  EXPECT_EQ(parse_size("--bytes", "0Z"), 0u);
+  EXPECT_EQ(parse_size("--bytes", "0YiB"), 0u);
 }
 
 TEST(ArgsSize, RejectsOverflowAndBadSuffixes) {
-  for (char const* text :
-       {"16E", "18446744073709551616", "99999999999999999999K", "", "K", "-1", "5x", "5k", "5KBB", "5 K", "1.5G"}) {
+  for (char const* text : {"16E",
+                           "18446744073709551616",
+                           "99999999999999999999K",
+                           "",
+                           "K",
+                           "-1",
+                           "5x",
+                           "5KBB",
+                           "5 K",
+                           "1.5G",
+                           "1Z",
+                           "1YB",
+                           "5g",
+                           "5Ki",
+                           "5KIB",
+                           "5Kb",
+                           "5bB",
+                           "5B",
+                           "5R",
+                           "5Q",
+                           "+5",
+                           " 5",
+                           "5 ",
+                           "0x10",
+                           "5k0"}) {
     std::string const msg = error_of([&] { parse_size("--count", text); });
     EXPECT_NE(msg.find("--count"), std::string::npos) << "accepted: " << text;
+  }
+}
+
+/// The first line that `command` prints through /bin/sh, "" when it prints nothing.
+std::string shell_line(std::string const& command) {
+  std::FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) return "";
+  char buf[64] = {};
+  std::string line = std::fgets(buf, sizeof buf, p) != nullptr ? buf : "";
+  ::pclose(p);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
+/// What GNU head -c makes of `text` (no single quotes in it): the byte count up to `counted` bytes
+/// (read from /dev/zero), kAccepted when it takes a larger count (it reads /dev/null then), nullopt
+/// when it refuses the text.
+constexpr std::uint64_t kCounted = std::uint64_t{4} << 20;
+constexpr std::uint64_t kAccepted = UINT64_MAX;
+std::optional<std::uint64_t> head_reads(std::string const& text) {
+  if (shell_line("head -c '" + text + "' /dev/null 2>/dev/null; echo $?") != "0") return std::nullopt;
+  // Only a count that head took from a short text can be small; ask it for the first kCounted + 1
+  // bytes of its output so that a large count costs nothing.
+  std::string const n =
+      shell_line("head -c '" + text + "' /dev/zero | head -c " + std::to_string(kCounted + 1) + " | wc -c");
+  std::uint64_t const bytes = std::stoull(n);
+  return bytes > kCounted ? kAccepted : bytes;
+}
+
+TEST(ArgsSize, ReadsSizesAsGnuHeadDoes) {
+  if (shell_line("head --version 2>/dev/null").find("GNU coreutils") == std::string::npos)
+    GTEST_SKIP() << "no GNU head here";
+  std::vector<std::string> const texts{
+      // every suffix, with and without B / iB, lower-case k and m
+      "0", "17", "010", "2b", "1k", "10k", "10K", "1kB", "1KB", "1KiB", "1kiB", "1KD", "1kD", "1m", "1M", "1mB", "1MB",
+      "1MiB", "1miB", "1MD", "3G", "3GB", "3GiB", "1T", "1TB", "1TiB", "1P", "1PB", "1PiB", "1E", "1EB", "1EiB", "0Z",
+      "0ZB", "0Y", "0YiB", "000000000000000000000000000001K",
+      // where 64 bits end, for each multiplier: the largest count it takes and the next one
+      "18446744073709551615", "18446744073709551616", "36028797018963967b", "36028797018963968b", "18014398509481983K",
+      "18014398509481984K", "18446744073709551KB", "18446744073709552KB", "17592186044415M", "17592186044416M",
+      "18446744073709MB", "18446744073710MB", "17179869183G", "17179869184G", "18446744073GB", "18446744074GB",
+      "16777215T", "16777216T", "18446744TB", "18446745TB", "16383P", "16384P", "18446PB", "18447PB", "15E", "16E",
+      "15EiB", "16EiB", "18EB", "19EB", "1Z", "1ZB", "1Y", "1YiB",
+      // junk
+      "", "1Ki", "1KIB", "1kIB", "1Kb", "1kb", "1bB", "1bD", "1biB", "1B", "1g", "1t", "1e", "1w", "1c", "1R", "1Q",
+      "5K0", "1k0", "1KiBB", "1GiBx", "1Gi", "1 K", "5 ", "0x10", "1.5K", "++5"};
+  for (std::string const& text : texts) {
+    std::optional<std::uint64_t> ours;
+    try {
+      ours = parse_size("--bytes", text);
+    } catch (std::invalid_argument const&) {
+    }
+    std::optional<std::uint64_t> const head = head_reads(text);
+    ASSERT_EQ(head.has_value(), ours.has_value()) << "'" << text << "': head and fizzgen disagree on taking it";
+    if (ours) {
+      EXPECT_EQ(*head, *ours > kCounted ? kAccepted : *ours) << "'" << text << "'";
+    }
+  }
+  // The differences, on purpose: head's strtoumax skips leading blanks and a plus sign, and head
+  // reads a suffix alone as 1 of it (K = 1024); such a size is more likely a slip than meant.
+  for (std::string const text : {"+5", " 5", "+0", "K", "KB", "b", "MiB"}) {
+    EXPECT_TRUE(head_reads(text).has_value()) << text;
+    EXPECT_FALSE(error_of([&] { parse_size("--bytes", text); }).empty()) << text;
   }
 }
 

@@ -394,6 +394,27 @@ TEST_F(E2E, OutputErrorsAreOneLineAndStatusOne) {
   }
 }
 
+TEST_F(E2E, WriteErrorsNameTheFileAsCoreutilsDoes) {
+  std::string const full = std::string("fizzgen: standard output: ") + std::strerror(ENOSPC) + "\n";
+  for (std::string const cmd :
+       {"$F --count 100000", "$F yes", "$F morse --count 1000", "echo hi | $F morse encode", "$F --help",
+        "$F --version", "$F yes --version", "$F --list-archs", "$F sink --help", ": | $F sink --json --quiet"}) {
+    outcome const o = sh(cmd + " >/dev/full");
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_EQ(o.err, full) << cmd;
+  }
+  EXPECT_EQ(sh("$F morse encode /nonexistent").err, "fizzgen: /nonexistent: No such file or directory\n");
+  EXPECT_EQ(sh("$F morse decode /").err, "fizzgen: /: Is a directory\n");
+  std::string const dir = sh("$F sink </").err;
+  EXPECT_EQ(dir.substr(dir.rfind('\n', dir.size() - 2) + 1), "fizzgen sink: standard input: Is a directory\n") << dir;
+  EXPECT_EQ(sh("$F --count 1 --stats-json /nonexistent/s.json >/dev/null").err,
+            "fizzgen: /nonexistent/s.json: No such file or directory\n");
+  // A reader that leaves early ends the help quietly, by SIGPIPE, as with GNU tools.
+  outcome const cut = sh("(sleep 0.3; exec $F --help) | true; exit ${PIPESTATUS[0]}");
+  EXPECT_EQ(cut.status, 128 + SIGPIPE);
+  EXPECT_EQ(cut.err, "");
+}
+
 // ---- bad input ----------------------------------------------------------------------------------
 
 TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
@@ -420,6 +441,13 @@ TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
       "--count -1",
       "--bytes 1X",
       "--bytes 99999999999999999999999",
+      "--bytes 2Z",
+      "--count 1Ki",
+      "--count +5",
+      "--pipe-size 1KiBB",
+      "sink --block-size 5x",
+      "bench --bytes 1q",
+      "morse encode --chunk-size 1Q",
       "yes --threads 0",
       "yes --bytes x",
       "check --from 0",
@@ -438,6 +466,126 @@ TEST_F(E2E, BadInputIsOneLineAndStatusTwo) {
     EXPECT_TRUE(!o.err.empty() && o.err.back() == '\n') << args;
     EXPECT_GT(o.err.size(), 10u) << args;
   }
+}
+
+TEST_F(E2E, SizesReadAsGnuHeadReadsThem) {
+  EXPECT_EQ(ok("$F --bytes 1kB | wc -c"), "1000\n");
+  EXPECT_EQ(ok("$F --bytes 1KiB | wc -c"), "1024\n");
+  EXPECT_EQ(ok("$F --bytes 3b | wc -c"), "1536\n");
+  EXPECT_EQ(ok("$F yes --count 1k | wc -l"), "1024\n");
+  EXPECT_EQ(ok("$F morse --count 2KB | wc -l"), "2000\n");
+  EXPECT_NE(ok("$F yes --bytes 1MB | $F sink --read --block-size 4kiB --quiet --json").find("\"bytes\": 1000000,"),
+            std::string::npos);
+  outcome const piped = sh("$F --count 10 --pipe-size 128k --stats 2>err | cat >/dev/null; cat err");
+  EXPECT_NE(piped.out.find("pipe 128 KiB"), std::string::npos) << piped.out;
+  for (std::string const args : {"--count 5x", "--bytes 16E", "sink --block-size 1kb", "bench --bytes 1B"}) {
+    outcome const o = sh("$F " + args + " </dev/null");
+    std::string const value = args.substr(args.rfind(' ') + 1);
+    std::string const option = args.substr(args.find("--"), args.rfind(' ') - args.find("--"));
+    EXPECT_EQ(o.err.rfind("fizzgen: " + option + ": '" + value + "' ", 0), 0u) << args << ": " << o.err;
+    EXPECT_EQ(o.status, 2) << args;
+  }
+}
+
+TEST_F(E2E, ParserErrorsArePlainSentences) {
+  struct expect {
+    std::string args, what, command;  ///< the error is "fizzgen: WHAT. Try 'COMMAND --help' ..."
+  };
+  std::string const size_error = "'2x' has an unknown suffix (use b, K, KB, KiB, M, MB, MiB... up to E, EB, EiB)";
+  for (auto const& e : {
+           expect{"--bogus", "unrecognized option '--bogus'", "fizzgen"},
+           expect{"--bogus=3", "unrecognized option '--bogus'", "fizzgen"},
+           expect{"-z", "invalid option -- 'z'", "fizzgen"},
+           expect{"nonsense", "extra operand 'nonsense'", "fizzgen"},
+           expect{"--count", "option '--count' requires an argument", "fizzgen"},
+           expect{"--count 1 --count 2", "--count may be given only once", "fizzgen"},
+           expect{"--count 5 --to 9", "--to and --count cannot be used together", "fizzgen"},
+           expect{"yes --bogus", "unrecognized option '--bogus'", "fizzgen yes"},
+           expect{"yes -n 2x", "--count: " + size_error, "fizzgen yes"},
+           expect{"check --bogus", "unrecognized option '--bogus'", "fizzgen check"},
+           expect{"morse encode a b", "extra operand 'b'", "fizzgen morse encode"},
+           expect{"sink --read --splice", "--splice and --read cannot be used together", "fizzgen sink"},
+           expect{"bench --only nope",
+                  "--only: 'nope' is not a sweep (use threads, pipe_size, chunk_bytes or progress)", "fizzgen bench"},
+           expect{"--progress=sometimes", "--progress: 'sometimes' is not a choice (use auto, force or never)",
+                  "fizzgen"},
+       }) {
+    outcome const o = sh("$F " + e.args + " </dev/null");
+    EXPECT_EQ(o.err, "fizzgen: " + e.what + ". Try '" + e.command + " --help' for more information.\n") << e.args;
+    EXPECT_EQ(o.status, 2) << e.args;
+    EXPECT_EQ(o.out, "") << e.args;
+  }
+}
+
+TEST_F(E2E, HelpFitsEightyColumnsEverywhere) {
+  for (std::string const sub : {"", "yes", "check", "morse", "morse encode", "morse decode", "sink", "bench"}) {
+    std::string const help = ok("$F " + sub + " --help");
+    std::size_t start = 0, lines = 0;
+    for (std::size_t end; (end = help.find('\n', start)) != std::string::npos; start = end + 1, ++lines)
+      EXPECT_LE(end - start, 80u) << "fizzgen " << sub << " --help: " << help.substr(start, end - start);
+    EXPECT_GT(lines, 5u) << sub;
+    EXPECT_NE(help.find("--version"), std::string::npos) << sub;
+    if (sub != "check") {
+      EXPECT_NE(help.find("Sizes (N) as GNU head reads them"), std::string::npos) << sub;
+    }
+  }
+  std::string const help = ok("$F --help");
+  EXPECT_NE(help.find("force (always) or never"), std::string::npos);
+  for (char const* shorts : {"-n,--count N", "-c,--bytes N", "-j,--threads N"})
+    EXPECT_NE(help.find(shorts), std::string::npos) << shorts;
+  EXPECT_NE(ok("$F sink --help").find("-q,--quiet"), std::string::npos);
+}
+
+TEST_F(E2E, VersionSaysTheLicenceOnEverySubcommand) {
+  for (std::string const sub : {"", "yes", "check", "morse", "morse encode", "sink", "bench"}) {
+    std::string const v = ok("$F " + sub + " --version");
+    EXPECT_EQ(v.rfind("fizzgen ", 0), 0u) << sub << ": " << v;
+    EXPECT_NE(v.find("License MIT"), std::string::npos) << sub << ": " << v;
+  }
+}
+
+TEST_F(E2E, ShortOptionsAsHeadAndMakeHaveThem) {
+  EXPECT_EQ(ok("$F -n 15"), ok("$F --count 15"));
+  EXPECT_EQ(ok("$F yes -c 5"), "y\ny\ny");
+  EXPECT_EQ(ok("$F -j 2 -n 1000"), classic_from_one(1000));
+  EXPECT_EQ(ok("$F morse encode -j 2 <<<SOS"), "... --- ...\n");
+  EXPECT_EQ(sh("$F yes -c 1M | $F sink -q").err, "");
+}
+
+TEST_F(E2E, OneLineIsSingular) {
+  outcome const progress = sh("$F -n 1 --progress=force >/dev/null");
+  EXPECT_NE(progress.err.find("] 1 line\n"), std::string::npos) << progress.err;
+  outcome const stats = sh("$F -n 1 -j 1 --stats >/dev/null");
+  EXPECT_NE(stats.err.find(" in 1 chunk;"), std::string::npos) << stats.err;
+  EXPECT_NE(sh("$F -n 2 --progress=force >/dev/null").err.find("] 2 lines\n"), std::string::npos);
+}
+
+TEST_F(E2E, PipeSizeAboveTheSystemMaximumTakesTheMaximum) {
+  std::string const max = read_file("/proc/sys/fs/pipe-max-size");
+  if (max.empty()) GTEST_SKIP() << "no /proc/sys/fs/pipe-max-size";
+  std::uint64_t const max_kib = std::stoull(max) / 1024;
+  outcome const o =
+      sh("$F -n 1 --pipe-size " + std::to_string(2 * max_kib) + "K --stats 2>err | cat >/dev/null; cat err");
+  // Root may pass the maximum (CAP_SYS_RESOURCE); anyone else gets exactly it, and is told.
+  if (o.out.find("pipe " + std::to_string(2 * max_kib) + " KiB,") != std::string::npos) GTEST_SKIP() << "privileged";
+  EXPECT_NE(o.out.find("pipe " + std::to_string(max_kib) + " KiB (asked for " + std::to_string(2 * max_kib) + " KiB"),
+            std::string::npos)
+      << o.out;
+}
+
+TEST_F(E2E, EnvironmentArchIsRefusedLikeTheOption) {
+  for (std::string const sub : {"", "morse "}) {
+    outcome const env = sh("FIZZGEN_ARCH=bogus $F " + sub + "-n 3");
+    EXPECT_EQ(env.status, 2) << sub;
+    EXPECT_EQ(env.out, "") << sub;
+    EXPECT_EQ(env.err.rfind("fizzgen: FIZZGEN_ARCH: 'bogus' is not an arch (see --list-archs).", 0), 0u) << env.err;
+    EXPECT_EQ(count_lines(env.err), 1u) << env.err;
+    outcome const opt = sh("$F " + sub + "--arch bogus -n 3");
+    EXPECT_EQ(opt.status, 2) << sub;
+    EXPECT_EQ(opt.err.rfind("fizzgen: --arch: 'bogus' is not an arch (see --list-archs).", 0), 0u) << opt.err;
+  }
+  EXPECT_EQ(ok("FIZZGEN_ARCH=scalar $F -n 3"), "1\n2\nFizz\n");
+  EXPECT_EQ(ok("FIZZGEN_ARCH=bogus $F --arch scalar -n 3"), "1\n2\nFizz\n");  // the option wins
 }
 
 TEST_F(E2E, BadInputNamesTheProblem) {
@@ -477,6 +625,35 @@ TEST_F(E2E, ReaderGoneMidStream) {
   std::string const status = read_file(path("gen_status"));
   EXPECT_TRUE(status == "141\n" || status == "0\n") << status;
   EXPECT_EQ(read_file(path("gen_err")), "");
+}
+
+// ---- packaging ----------------------------------------------------------------------------------
+
+/// A gzip file as Debian wants it (gzip -9n): no file name and no time stamp in its header.
+bool reproducible_gzip(std::string const& bytes) {
+  return bytes.size() > 10 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b && (bytes[3] & 0x08) == 0 &&  // FNAME not set
+         bytes.substr(4, 4) == std::string(4, '\0');                                // MTIME 0
+}
+
+TEST_F(E2E, InstallHasWhatTheDebianPackageNeeds) {
+  outcome const o = sh(std::string("cmake --install '") + FIZZGEN_BUILD_DIR + "' --prefix inst >/dev/null");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(path("inst/bin/fizzgen")));
+  std::string const man = file("inst/share/man/man1/fizzgen.1.gz");
+  EXPECT_TRUE(reproducible_gzip(man));
+  EXPECT_EQ(ok("gzip -dc inst/share/man/man1/fizzgen.1.gz"),
+            read_file(std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.1"));
+  EXPECT_TRUE(reproducible_gzip(file("inst/share/doc/fizzgen/changelog.gz")));
+  EXPECT_EQ(ok("gzip -dc inst/share/doc/fizzgen/changelog.gz | head -1"), "fizzgen (0.1.0) unstable; urgency=medium\n");
+  std::string const copyright = file("inst/share/doc/fizzgen/copyright");
+  EXPECT_NE(copyright.find("License: Expat"), std::string::npos);
+  EXPECT_NE(copyright.find("the fizzgen authors"), std::string::npos);
+  EXPECT_NE(read_file(std::string(FIZZGEN_SOURCE_DIR) + "/LICENSE").find("Copyright (c) the fizzgen authors"),
+            std::string::npos);
+  auto const plot = fs::status(path("inst/share/fizzgen/plot.sh")).permissions();
+  EXPECT_NE(plot & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_TRUE(fs::exists(path("inst/share/bash-completion/completions/fizzgen")));
 }
 
 }  // namespace

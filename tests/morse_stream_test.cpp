@@ -183,7 +183,9 @@ TEST(MorseStream, ReadErrorIsReported) {
   o.threads = 2;
   auto const r = fizzgen::run_morse_stream(dir, null, o);
   EXPECT_EQ(r.status, fizzgen::emit_status::failed);
-  EXPECT_EQ(r.error, "read: Is a directory");
+  EXPECT_EQ(r.error, "standard input: Is a directory");
+  o.input_name = "/";
+  EXPECT_EQ(fizzgen::run_morse_stream(dir, null, o).error, "/: Is a directory");
   ::close(dir);
   ::close(null);
 }

@@ -43,18 +43,28 @@ std::optional<std::uint64_t> reference_size(std::string_view text) {
   auto const value = value_of(text.substr(0, n));
   if (!value) return std::nullopt;
   std::string_view const suffix = text.substr(n);
+  // GNU head's reading: b; K M G T P E Z Y (k and m too) alone or with iB (1024^n), with B or D (1000^n).
+  // Z and Y are 2^70 and 2^80 and up: anything but 0 times them is past 2^64.
   u128 multiplier = 0;
+  bool huge = false;
   if (suffix.empty()) multiplier = 1;
   if (suffix == "b") multiplier = 512;
-  std::string_view const prefixes = "KMGTPE";
+  std::string_view const prefixes = "KMGTPEZY";
   for (std::size_t i = 0; i < prefixes.size(); ++i) {
     u128 k1000 = 1, k1024 = 1;
-    for (std::size_t j = 0; j <= i; ++j) k1000 *= 1000, k1024 *= 1024;
-    std::string const p(1, prefixes[i]);
-    if (suffix == p || suffix == p + "iB") multiplier = k1024;
-    if (suffix == p + "B") multiplier = k1000;
+    for (std::size_t j = 0; j <= i && j < 6; ++j) k1000 *= 1000, k1024 *= 1024;
+    std::string const upper(1, prefixes[i]);
+    std::string const lower = upper == "K" ? "k" : upper == "M" ? "m" : upper;
+    for (std::string const& p : {upper, lower}) {
+      bool const by1024 = suffix == p || suffix == p + "iB";
+      bool const by1000 = suffix == p + "B" || suffix == p + "D";
+      if (by1024) multiplier = k1024;
+      if (by1000) multiplier = k1000;
+      huge = huge || ((by1024 || by1000) && i >= 6);
+    }
   }
   if (multiplier == 0) return std::nullopt;
+  if (huge) return *value == 0 ? std::optional<std::uint64_t>(0) : std::nullopt;
   u128 const bytes = u128{*value} * multiplier;
   if (bytes > UINT64_MAX) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);
