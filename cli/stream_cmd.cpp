@@ -252,7 +252,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   // Each worker's ring: the chunks emitted after a buffer must fill the pipe the kernel granted.
   if (options.buffers_per_worker == 0)
     options.buffers_per_worker =
-        ring_buffers(std::max<std::size_t>(out->pipe_size(), sizes.chunk_bytes), sizes.chunk_bytes, options.threads);
+        ring_buffers(std::max<std::size_t>(out->pipe_size(), sizes.chunk_bytes), sizes.chunk_bytes, options.threads,
+                     options.reuse == reuse_policy::automatic && sizes.spare_chunk);
   // Signals stop the run cleanly (statistics still printed); created before any other thread so
   // that every thread inherits the blocked signal mask.
   signal_guard signals;

@@ -161,8 +161,8 @@ bool reuse_monitor::vouch(std::uint64_t slots) {
   return checked_slots_.load(std::memory_order_acquire) >= slots;
 }
 
-void reuse_monitor::vouch_ahead(std::uint64_t slots, std::uint64_t gap) {
-  if (checked_slots_.load(std::memory_order_relaxed) + gap > slots || !safe(state())) return;
+void reuse_monitor::vouch_ahead(std::uint64_t slots, std::uint64_t need) {
+  if (need > slots || checked_slots_.load(std::memory_order_relaxed) >= need || !safe(state())) return;
   std::unique_lock const one_at_a_time(recheck_mutex_, std::try_to_lock);
   if (one_at_a_time.owns_lock()) recheck();
 }

@@ -58,11 +58,12 @@ class reuse_monitor {
   /// emitted found it intact. Re-checks now when none has been made yet. The caller must know
   /// that `slots` slots have been emitted before it asks. Thread-safe.
   bool vouch(std::uint64_t slots);
-  /// Re-checks now, ahead of need, when the newest re-check began at least `gap` slots before
-  /// the `slots` emitted so far, the epoch is safe and no other re-check is running: for a thread
-  /// that would otherwise only wait (a full pipe), so that a worker seldom has to re-check before
-  /// a refill however few buffers it has. Thread-safe.
-  void vouch_ahead(std::uint64_t slots, std::uint64_t gap);
+  /// Re-checks now, ahead of need, when a re-check begun at `need` slots would vouch for a buffer
+  /// the newest one does not (it began before `need`), `need` slots of the `slots` emitted so far
+  /// are out, the epoch is safe and no other re-check is running: for a thread that would
+  /// otherwise only wait (a full pipe), so that a worker seldom has to re-check before a refill
+  /// however few buffers it has. Thread-safe.
+  void vouch_ahead(std::uint64_t slots, std::uint64_t need);
 
   std::string why() const;
   /// What the newest safe epoch rested on ("" when none opened).

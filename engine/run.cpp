@@ -112,11 +112,16 @@ class pipeline {
         stopped_.store(true, std::memory_order_relaxed);
         wake_all();
       });
-      // While the pipe is full the turn holder re-checks the readers ahead of need (at most once
-      // per half chunk emitted), so the refills seldom wait for a re-check.
+      // While the pipe is full the turn holder re-checks the readers for the refill that follows
+      // its emit (its own next chunk goes where chunk next - T*buffers was), when that buffer has
+      // left the pipe and no re-check vouches for it yet: time it would spend waiting for room.
       if (reuse_monitor* const m = options_.monitor; m != nullptr && !gen_.constant()) {
-        std::uint64_t const gap = std::max<std::size_t>(1, gen_.chunk_capacity() / 2 / 4096);
-        out_.while_full([this, m, gap] { m->vouch_ahead(out_.slots(), gap); });
+        left_at_.assign(static_cast<std::size_t>(n_buffers_) * options_.threads, 0);
+        out_.while_full([this, m] {
+          std::uint64_t const ring = left_at_.size();
+          std::uint64_t const next = emitting_ + options_.threads;
+          if (next >= ring) m->vouch_ahead(out_.slots(), left_at_[(next - ring) % ring]);
+        });
       }
       std::vector<int> const cpus = options_.pin ? allowed_cpus() : std::vector<int>{};
       std::vector<std::jthread> workers;
@@ -260,6 +265,7 @@ class pipeline {
       emit_status status = emit_status::ok;
       bool cut_short = false;  // the deadline passed or a stop came while pacing
       std::size_t written = size;
+      emitting_ = index;
       if (pattern_) {
         bool const last = (options_.byte_limit && taken + size >= *options_.byte_limit) || !gen_.plan(index + 1);
         written = emit_cut(b, size, last, status, cut_short);
@@ -273,6 +279,7 @@ class pipeline {
       b.referenced = b.referenced || out_.shares_pages();
       b.slots_after = out_.slots();
       b.verdict = verdict;
+      if (!left_at_.empty()) left_at_[index % left_at_.size()] = b.slots_after + out_.pipe_size() / 4096;
       slots_.emitted.store(b.slots_after, std::memory_order_release);  // pairs with may_rewrite's acquire
       limit_reached_ = options_.byte_limit && bytes_ >= *options_.byte_limit;
       bool const done = status != emit_status::ok || limit_reached_ || cut_short;
@@ -398,6 +405,10 @@ class pipeline {
   std::vector<std::byte> carry_;          ///< held with the turn: the start of a piece of want_ bytes
   std::size_t want_ = 0;
   bool limit_reached_ = false;  ///< held with the turn
+  /// Held with the turn, for the re-checks while the pipe is full: the chunk being emitted, and
+  /// when each of the last threads * buffers chunks will have left the pipe (in slots emitted).
+  std::uint64_t emitting_ = 0;
+  std::vector<std::uint64_t> left_at_;
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;
   std::string error_;

@@ -42,7 +42,10 @@ struct stream_sizes {
   std::size_t chunk_bytes = 0;
   std::size_t pipe_bytes = 0;  ///< to ask for
   unsigned threads = 0;        ///< 0: the engine's default (a stored plan may say)
-  std::string why;             ///< what the sizes rest on, for --stats
+  /// A worker's ring may hold a chunk more than the pipe needs at no cost in cache: the ring of
+  /// three is out of L2 anyway, or four fit as well (see ring_buffers' `recheck_room`).
+  bool spare_chunk = false;
+  std::string why;  ///< what the sizes rest on, for --stats
 };
 
 /// The sizes for a stream of `kind` on a machine with `caches` (0: unknown) where a pipe may hold
@@ -52,7 +55,14 @@ stream_sizes size_stream(stream_kind kind, cache_sizes caches, std::size_t pipe_
 /// Buffers each of `threads` workers needs so that, in steady state, a buffer has left a pipe of
 /// `pipe_bytes` by the time its worker comes back to it: the chunks emitted after it must fill the
 /// pipe, with one chunk to spare for chunks that run short of `chunk_bytes`. At least 3, at most 32.
-unsigned ring_buffers(std::size_t pipe_bytes, std::size_t chunk_bytes, unsigned threads);
+///
+/// With `recheck_room` (--reuse auto, where the cache allows), enough that one re-check of the
+/// readers made while the pipe is full vouches for the next two refills: a re-check vouches for
+/// the buffers that had left the pipe when it began, and one made during an emit sees the buffers
+/// up to the one emitted before it out of a pipe that held one chunk. With one worker, 1 MiB chunks
+/// and a 1 MiB pipe: four buffers instead of three, and a re-check every other chunk, each in time
+/// the emitter would spend waiting for room (the refills then seldom re-check on the critical path).
+unsigned ring_buffers(std::size_t pipe_bytes, std::size_t chunk_bytes, unsigned threads, bool recheck_room = false);
 
 /// fs.pipe-max-size, read once; 0 when it cannot be read.
 std::size_t pipe_max_size();

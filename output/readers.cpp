@@ -78,6 +78,31 @@ std::size_t read_small(int dir, char const* path, std::array<char, 512>& buf) {
   return len;
 }
 
+/// What /proc/PID/fdinfo/N says of a descriptor: its access mode, the mount and the inode of
+/// its file.
+struct fdinfo_fields {
+  int mode = 0;
+  long mnt_id = -1;
+  ino_t ino = 0;
+};
+/// Reads an open fdinfo file again (each read looks the descriptor up anew); nullopt when it is
+/// gone or the kernel's fdinfo lacks the mount or the inode (before Linux 5.14).
+std::optional<fdinfo_fields> read_fdinfo(int info) {
+  std::array<char, 512> buf{};
+  ssize_t const n = ::pread(info, buf.data(), buf.size() - 1, 0);
+  if (n <= 0) return std::nullopt;
+  buf[static_cast<std::size_t>(n)] = '\0';
+  char const* const flags = std::strstr(buf.data(), "\nflags:");
+  char const* const mnt = std::strstr(buf.data(), "\nmnt_id:");
+  char const* const ino = std::strstr(buf.data(), "\nino:");
+  if (flags == nullptr || mnt == nullptr || ino == nullptr) return std::nullopt;
+  fdinfo_fields f;
+  f.mode = static_cast<int>(std::strtol(flags + 7, nullptr, 8)) & O_ACCMODE;  // octal
+  f.mnt_id = std::strtol(mnt + 8, nullptr, 10);
+  f.ino = static_cast<ino_t>(std::strtoull(ino + 5, nullptr, 10));
+  return f;
+}
+
 /// The access mode of descriptor n of the task in dir, from fdinfo/N ("flags:\t0100000" is
 /// octal); nullopt when unreadable.
 std::optional<int> access_mode(int dir, int n) {
@@ -219,6 +244,16 @@ std::optional<table_view> inspect_fds(int dir, int fd_dir, file_id ours, table_m
   if (!quick) memory.empty_pipes.clear();
   for (int n : memory.numbers) {
     if (quick) {
+      // Read ends of our pipe: fdinfo still names our pipe's inode on the same mount, not for
+      // writing only. (Pipe inode numbers are not reused while the pipe lives, and ours does.)
+      if (int const info = dup_of(memory.read_infos, n); info >= 0) {
+        auto const end = read_fdinfo(info);
+        if (!end || end->ino != ours.ino || end->mnt_id != memory.pipe_mnt_id || end->mode == O_WRONLY)
+          return std::nullopt;
+        p.reads_ours = true;
+        now_reading.push_back(n);
+        continue;
+      }
       // Descriptors we hold duplicates of: still the same files? (kcmp, cheaper than a stat.)
       if (int const dup = dup_of(memory.held, n); dup >= 0) {
         if (!same_file(memory.tid, n, dup)) return std::nullopt;
@@ -254,6 +289,23 @@ std::optional<table_view> inspect_fds(int dir, int fd_dir, file_id ours, table_m
       // An anonymous inode (eventfd, epoll, io_uring...): an io_uring can splice through files
       // registered with it, which no longer show among the descriptors.
       if (std::string const what = describe(fd_dir, n); what.find("io_uring") != std::string::npos) p.forward = what;
+    }
+  }
+  if (!quick && memory.watched) {
+    // Keep fdinfo of each read end open, for the quick looks; only where it names the inode.
+    close_all(memory.read_infos);
+    for (int n : now_reading) {
+      std::string const path = "fdinfo/" + std::to_string(n);
+      int const info = ::openat(dir, path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (info < 0) continue;
+      auto const end = read_fdinfo(info);
+      if (end && end->ino == ours.ino && end->mode != O_WRONLY &&
+          (memory.read_infos.empty() || end->mnt_id == memory.pipe_mnt_id)) {
+        memory.pipe_mnt_id = end->mnt_id;
+        memory.read_infos.emplace_back(n, info);
+      } else {
+        ::close(info);
+      }
     }
   }
   memory.read_fds = std::move(now_reading);
@@ -401,6 +453,7 @@ struct verdict_builder {
 
 void release(table_memory& memory) {
   close_all(memory.held);
+  close_all(memory.read_infos);
   if (memory.pidfd >= 0) ::close(memory.pidfd);
   memory.pidfd = -1;
 }
@@ -494,8 +547,11 @@ long newest_pid(std::string const& proc_root) {
   return parse_loadavg(buf, n);
 }
 
-pid_clock::pid_clock(std::string const& proc_root)
-    : fd_(::open((proc_root + "/loadavg").c_str(), O_RDONLY | O_CLOEXEC)) {}
+pid_clock::pid_clock(std::string const& proc_root) {
+  fd_ = ::open((proc_root + "/sys/kernel/ns_last_pid").c_str(), O_RDONLY | O_CLOEXEC);
+  last_pid_ = fd_ >= 0;
+  if (fd_ < 0) fd_ = ::open((proc_root + "/loadavg").c_str(), O_RDONLY | O_CLOEXEC);
+}
 
 pid_clock::~pid_clock() {
   if (fd_ >= 0) ::close(fd_);
@@ -506,6 +562,11 @@ long pid_clock::newest() const {
   ssize_t const n = fd_ < 0 ? -1 : ::pread(fd_, buf.data(), buf.size() - 1, 0);
   if (n <= 0) return -1;
   buf[static_cast<std::size_t>(n)] = '\0';
+  if (last_pid_) {
+    char* end = nullptr;
+    long const pid = std::strtol(buf.data(), &end, 10);
+    return end == buf.data() ? -1 : pid;
+  }
   return parse_loadavg(buf, static_cast<std::size_t>(n));
 }
 

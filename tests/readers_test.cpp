@@ -28,14 +28,15 @@ namespace {
 
 /// What the reader child does when told (one byte each, acknowledged with SIGUSR1).
 enum command : char {
-  open_socket = 's',     ///< socket() at a new descriptor
-  pipe_onto_1 = 'p',     ///< pipe(), its write end dup2()ed over fd 1 (/dev/null): as many descriptors as before
-  socket_onto_0 = 'r',   ///< a socket dup2()ed over fd 0, our read end: gone, and a socket in its place
-  open_fifo = 'f',       ///< the named FIFO opened for writing (it shows as a path, not as pipe:[...])
-  open_read_pipe = 'q',  ///< pipe(), keeping only the read end: nothing to forward into
-  park_in_pipe = 'd',    ///< pipe(), a byte written, the write end closed: a read end with pages in it
-  thread_start = 'T',    ///< a second thread starts, sharing the descriptor table
-  thread_unshare = 'u',  ///< that thread unshares its descriptor table, then opens a socket there
+  open_socket = 's',        ///< socket() at a new descriptor
+  pipe_onto_1 = 'p',        ///< pipe(), its write end dup2()ed over fd 1 (/dev/null): as many descriptors as before
+  socket_onto_0 = 'r',      ///< a socket dup2()ed over fd 0, our read end: gone, and a socket in its place
+  other_pipe_onto_0 = 'o',  ///< another pipe's read end dup2()ed over fd 0: a pipe still, not ours
+  open_fifo = 'f',          ///< the named FIFO opened for writing (it shows as a path, not as pipe:[...])
+  open_read_pipe = 'q',     ///< pipe(), keeping only the read end: nothing to forward into
+  park_in_pipe = 'd',       ///< pipe(), a byte written, the write end closed: a read end with pages in it
+  thread_start = 'T',       ///< a second thread starts, sharing the descriptor table
+  thread_unshare = 'u',     ///< that thread unshares its descriptor table, then opens a socket there
   quit = 'x',
 };
 
@@ -74,6 +75,10 @@ class reader_child {
           int const s = ::socket(AF_UNIX, SOCK_STREAM, 0);
           ::dup2(s, 0);
           ::close(s);
+        } else if (c == other_pipe_onto_0 && ::pipe(p) == 0) {
+          ::dup2(p[0], 0);
+          ::close(p[0]);
+          ::close(p[1]);
         } else if (c == open_fifo) {
           (void)::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // a reader of the FIFO is open
         } else if (c == open_read_pipe && ::pipe(p) == 0) {
@@ -233,6 +238,11 @@ TEST_F(Readers, ASocketInPlaceOfTheReadEndIsCaught) {
   expect_caught(start_child(), write_end(), socket_onto_0, "socket over our read end, same count");
 }
 
+// The quick look at a read end asks fdinfo for the inode: another pipe in its place differs.
+TEST_F(Readers, AnotherPipeInPlaceOfTheReadEndIsCaught) {
+  expect_caught(start_child(), write_end(), other_pipe_onto_0, "another pipe's read end over ours, same count");
+}
+
 TEST_F(Readers, ANamedFifoOpenedForWritingIsCaught) {
   expect_caught(start_child(), write_end(), open_fifo, "named FIFO for writing");
 }
@@ -320,6 +330,21 @@ TEST(NewestPid, GrowsWhenAProcessIsCreated) {
   if (child == 0) ::_exit(0);
   ::waitpid(child, nullptr, 0);
   EXPECT_NE(newest_pid(), before);
+}
+
+// The clock a re-check reads (ns_last_pid where readable, else loadavg) is the counter
+// newest_pid() reads from loadavg.
+TEST(PidClock, ReadsTheCounterNewestPidReadsAndGrows) {
+  pid_clock const clock;
+  long const before = clock.newest();
+  ASSERT_GT(before, 0);
+  EXPECT_EQ(before, newest_pid());
+  pid_t const child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  long const after = clock.newest();
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after, newest_pid());
 }
 
 TEST(CreatedHarmless, OurOwnThreadsAreHarmlessAProcessGoneIsNot) {
