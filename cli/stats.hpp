@@ -23,6 +23,7 @@ struct run_setup {
   std::string write_size;           ///< --write-size as given, "" whole chunks
   std::uint64_t seed = 0;           ///< the seed of the random choices, when seeded
   bool seeded = false;
+  unsigned threads_asked = 0;  ///< more than the threads run: the rest would leave the reader no CPU
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);

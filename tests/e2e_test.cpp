@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -359,6 +360,28 @@ TEST_F(E2E, ReuseAlwaysWithReadersThatCopy) {
 TEST_F(E2E, ReuseNeverThroughPv) {
   std::string const out = ok("$F --count 2000000 --reuse never --threads 2 --pipe-size 64K | pv -q | $F check");
   EXPECT_NE(out.find("OK"), std::string::npos) << out;
+}
+
+// Into a pipe, workers beyond one fewer than the CPUs would leave the reader no CPU of its own:
+// they are not started, and --stats says how many were asked for. Into a file all of them work.
+TEST_F(E2E, WorkersLeaveTheReaderACpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  int const cpus = CPU_COUNT(&allowed);
+  unsigned const at_work = std::min<unsigned>(7, cpus > 1 ? static_cast<unsigned>(cpus - 1) : 1);
+  std::string const piped =
+      ok("FIZZGEN_EXACT_THREADS= $F --threads 7 --count 300000 --stats 2>stats | cat >/dev/null && cat stats");
+  EXPECT_NE(piped.find("threads " + std::to_string(at_work) + " (pinned"), std::string::npos) << piped;
+  if (at_work < 7) {
+    EXPECT_NE(piped.find("threads: 7 asked for, " + std::to_string(at_work) + " at work"), std::string::npos) << piped;
+  }
+  // The stream is the same whoever writes it.
+  EXPECT_NE(ok("FIZZGEN_EXACT_THREADS= $F --threads 7 --count 300000 | $F check --count 300000").find("OK"),
+            std::string::npos);
+  std::string const filed = ok("FIZZGEN_EXACT_THREADS= $F --threads 7 --count 300000 --stats 2>&1 >file");
+  EXPECT_NE(filed.find("threads 7 (pinned"), std::string::npos) << filed;
+  EXPECT_EQ(filed.find("asked for"), std::string::npos) << filed;
 }
 
 TEST_F(E2E, StatsGoToStderrOnly) {

@@ -199,6 +199,8 @@ class pipeline_test : public ::testing::Test {
       ::setenv("F", binary != nullptr && *binary != '\0' ? binary : FIZZGEN_BINARY, 1);
       // A plan stored by `fizzgen tune` on this machine must not change what the tests run.
       ::setenv("FIZZGEN_PLAN", "", 1);
+      // Every worker asked for runs, so that the hand-off between workers is tested on few CPUs.
+      ::setenv("FIZZGEN_EXACT_THREADS", "1", 1);
 #ifdef FIZZGEN_READ_COPY  // the helper tools: defined together, for the consumer tests
       ::setenv("RC", FIZZGEN_READ_COPY, 1);
       ::setenv("SF", FIZZGEN_SPLICE_FORWARDER, 1);
