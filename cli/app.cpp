@@ -202,10 +202,11 @@ Examples:
   try {
     app.parse(argc, argv);
     if (*yes_cmd || *check_cmd || *sink.app || *bench.app || *tune.app) {
-      for (char const* name : {"--from",        "--to",         "--rule",      "--count",         "--bytes",
-                               "--threads",     "--reuse",      "--arch",      "--generate-only", "--pipe-only",
-                               "--stats",       "--stats-json", "--pipe-size", "--no-pin",        "--progress",
-                               "--chunk-bytes", "--rate",       "--duration",  "--write-size",    "--seed"})
+      for (char const* name :
+           {"--from",       "--to",     "--rule",          "--count",       "--bytes", "--threads",
+            "--reuse",      "--arch",   "--generate-only", "--pipe-only",   "--stats", "--stats-json",
+            "--pipe-size",  "--no-pin", "--progress",      "--chunk-bytes", "--rate",  "--duration",
+            "--write-size", "--seed",   "--stall",         "--burst"})
         if (app.get_option(name)->count() > 0)
           throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
     }

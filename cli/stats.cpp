@@ -97,11 +97,17 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  static_cast<unsigned long long>(setup.rate),
                  r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0.0, r.pace_piece_bytes);
   std::fputc('\n', out);
-  if (!setup.write_size.empty()) {
-    std::fprintf(out, "  writes: --write-size %s", setup.write_size.c_str());
-    if (setup.seeded) std::fprintf(out, " --seed %llu", static_cast<unsigned long long>(setup.seed));
-    std::fputc('\n', out);
-  }
+  std::string const seed = setup.seeded ? " --seed " + std::to_string(setup.seed) : "";
+  auto const random = [](std::string const& spec) { return spec.rfind("random:", 0) == 0; };
+  if (!setup.write_size.empty())
+    std::fprintf(out, "  writes: --write-size %s%s\n", setup.write_size.c_str(),
+                 random(setup.write_size) ? seed.c_str() : "");
+  if (!setup.stall.empty())
+    std::fprintf(out, "  pauses: --stall %s%s, %llu stalls\n", setup.stall.c_str(),
+                 random(setup.stall) ? seed.c_str() : "", static_cast<unsigned long long>(r.stalls));
+  if (!setup.burst.empty())
+    std::fprintf(out, "  bursts: --burst %s, %llu windows of silence\n", setup.burst.c_str(),
+                 static_cast<unsigned long long>(r.silences));
 }
 
 bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& r) {

@@ -23,6 +23,8 @@ struct run_setup {
   std::string write_size;           ///< --write-size as given, "" whole chunks
   std::uint64_t seed = 0;           ///< the seed of the random choices, when seeded
   bool seeded = false;
+  std::string stall;           ///< --stall as given
+  std::string burst;           ///< --burst as given
   unsigned threads_asked = 0;  ///< more than the threads run: the rest would leave the reader no CPU
 };
 

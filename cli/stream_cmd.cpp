@@ -86,8 +86,16 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                  "Cut the stream into write(2) calls of exactly these sizes: N, a list A,B,C (repeated) or "
                  "random:A..B (seeded); the output then copies (write) instead of vmsplice")
       ->type_name("SIZES");
+  app.add_option("--stall", t.stall,
+                 "Pause the writer for T after every N bytes (1M:300ms), or at points drawn with the seed "
+                 "N bytes apart on average (random:1M:300ms)")
+      ->type_name("N:T");
+  app.add_option("--burst", t.burst,
+                 "Write in bursts: full speed (or --rate) for ON, then nothing for OFF, again and again "
+                 "(100ms/2s)")
+      ->type_name("ON/OFF");
   app.add_option("--seed", t.seed,
-                 "Seed for random choices (--write-size random:...; default: a fresh one, "
+                 "Seed for random choices (--write-size random:..., --stall random:...; default: a fresh one, "
                  "printed by --stats)")
       ->type_name("S");
   app.add_option("-j,--threads", t.threads,
@@ -183,16 +191,57 @@ std::optional<std::uint64_t> rate_option(std::string const& text) {
   return rate;
 }
 
-std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed) {
-  if (t.write_size.empty()) {
-    if (!t.seed.empty()) throw std::invalid_argument("--seed: only --write-size random:... uses a seed");
-    return std::nullopt;
-  }
+/// --seed, or a fresh seed.
+std::uint64_t seed_option(stream_text const& t) {
+  return t.seed.empty() ? (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()
+                        : parse_size("--seed", t.seed);
+}
+
+/// --write-size; `seeded` set when it draws with `seed`.
+std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t seed, bool& seeded) {
+  if (t.write_size.empty()) return std::nullopt;
   write_sizes_text const w = parse_write_sizes(t.write_size);
   if (!w.list.empty()) return write_pattern(std::vector<std::size_t>(w.list.begin(), w.list.end()));
-  seed = t.seed.empty() ? (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()
-                        : parse_size("--seed", t.seed);
+  seeded = true;
   return write_pattern(static_cast<std::size_t>(w.lo), static_cast<std::size_t>(w.hi), seed);
+}
+
+/// A duration of an option that must be more than 0.
+std::chrono::steady_clock::duration positive_duration(char const* option, std::string const& whole,
+                                                      std::string_view text) {
+  std::chrono::nanoseconds const d = parse_duration(option, text);
+  if (d.count() == 0) throw std::invalid_argument(std::string(option) + ": '" + whole + "' needs a time above 0");
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+}
+
+/// --stall N:T | random:N:T and --burst ON/OFF; `seeded` set when stall points draw with `seed`.
+pause_plan pause_options(stream_text const& t, std::uint64_t seed, bool& seeded) {
+  pause_plan p;
+  if (!t.stall.empty()) {
+    std::string_view spec = t.stall;
+    bool const random = spec.rfind("random:", 0) == 0;
+    if (random) spec.remove_prefix(7);
+    std::size_t const colon = spec.find(':');
+    if (colon == std::string_view::npos)
+      throw std::invalid_argument("--stall: '" + t.stall + "' is not N:T or random:N:T (e.g. 1M:300ms)");
+    std::uint64_t const every = parse_size("--stall", std::string(spec.substr(0, colon)));
+    if (every == 0) throw std::invalid_argument("--stall: '" + t.stall + "' needs a byte count above 0");
+    p.stall_every = every;
+    p.stall = positive_duration("--stall", t.stall, spec.substr(colon + 1));
+    if (random) {
+      p.stall_seed = seed;
+      seeded = true;
+    }
+  }
+  if (!t.burst.empty()) {
+    std::size_t const slash = t.burst.find('/');
+    if (slash == std::string::npos)
+      throw std::invalid_argument("--burst: '" + t.burst + "' is not ON/OFF (e.g. 100ms/2s)");
+    std::string_view const spec = t.burst;
+    p.burst_on = positive_duration("--burst", t.burst, spec.substr(0, slash));
+    p.burst_off = positive_duration("--burst", t.burst, spec.substr(slash + 1));
+  }
+  return p;
 }
 
 std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text) {
@@ -247,8 +296,12 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   options.byte_limit = byte_limit;
   options.rate = rate_option(t.rate);
   options.duration = duration_option(t.duration);
-  std::uint64_t seed = 0;
-  options.write_sizes = write_size_option(t, seed);
+  std::uint64_t const seed = seed_option(t);
+  bool seeded = false;
+  options.write_sizes = write_size_option(t, seed, seeded);
+  options.pauses = pause_options(t, seed, seeded);
+  if (!t.seed.empty() && !seeded)
+    throw std::invalid_argument("--seed: only --write-size random:... and --stall random:... use a seed");
   options.reuse = parse_reuse(t.reuse);
   options.pipe_only = t.pipe_only;
   if (!t.buffers.empty()) {
@@ -307,7 +360,9 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   setup.rate = options.rate.value_or(0);
   setup.write_size = t.write_size;
   setup.seed = seed;
-  setup.seeded = options.write_sizes && t.write_size.rfind("random:", 0) == 0;
+  setup.seeded = seeded;
+  setup.stall = t.stall;
+  setup.burst = t.burst;
   setup.duration_seconds = options.duration ? std::chrono::duration<double>(*options.duration).count() : 0;
   setup.pipe_size_asked = sizes.pipe_bytes;
   setup.spin = spin && out->pipe_size() > 0;

@@ -31,6 +31,8 @@ struct stream_text {
   std::string duration;     ///< --duration T; "" until the stream ends
   std::string write_size;   ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
   std::string seed;         ///< --seed S for random choices; "" a fresh one
+  std::string stall;        ///< --stall N:T | random:N:T; "" no stalls
+  std::string burst;        ///< --burst ON/OFF; "" no bursts
 };
 
 struct fizzbuzz_text {

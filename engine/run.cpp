@@ -94,7 +94,7 @@ class pipeline {
         options_(options),
         n_buffers_(buffers_per_worker()),
         online_cpus_(std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()))),
-        pacer_(options.rate, options.duration, gen.chunk_capacity()),
+        pacer_(options.rate, options.duration, gen.chunk_capacity(), options.pauses),
         pattern_(options.write_sizes) {
     if (pattern_) carry_.reserve(pattern_->largest());
   }
@@ -160,6 +160,8 @@ class pipeline {
     report.stopped = stopped_.load(std::memory_order_relaxed);
     report.huge_pages_kb = huge_kb_;
     report.pace_piece_bytes = pacer_.piece_bytes();
+    report.stalls = pacer_.stalls();
+    report.silences = pacer_.silences();
     report.ended = report.status == emit_status::failed        ? run_end::failed
                    : report.status == emit_status::reader_gone ? run_end::reader_gone
                    : pacer_.timed_out()                        ? run_end::duration

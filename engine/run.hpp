@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/pacer.hpp"
 #include "engine/reuse_monitor.hpp"
 #include "engine/write_pattern.hpp"
 #include "generators/generator.hpp"
@@ -49,6 +50,7 @@ struct run_options {
   progress_counter* progress = nullptr;  ///< when set, emitted bytes and lines are added to it
   std::optional<std::uint64_t> rate;     ///< bytes per second (> 0), paced by the turn holder
   std::optional<std::chrono::steady_clock::duration> duration;  ///< nothing is emitted after this long
+  pause_plan pauses;                                            ///< --stall and --burst: where the turn holder pauses
   /// Cut the stream into emits of exactly these sizes (the last one perhaps shorter), across chunk
   /// edges too: the turn holder copies a piece that spans two chunks into a buffer of its own.
   std::optional<write_pattern> write_sizes;
@@ -86,6 +88,8 @@ struct run_report {
   bool stopped = false;                  ///< ended by a stop request
   run_end ended = run_end::finished;
   std::size_t pace_piece_bytes = 0;  ///< bytes per paced emit with a rate, else 0
+  std::uint64_t stalls = 0;          ///< --stall pauses taken
+  std::uint64_t silences = 0;        ///< --burst windows of silence waited out
   unsigned threads = 0;
   unsigned pinned = 0;  ///< workers that were pinned to a CPU
   unsigned buffers_per_worker = 0;

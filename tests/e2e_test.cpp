@@ -384,6 +384,23 @@ TEST_F(E2E, WorkersLeaveTheReaderACpu) {
   EXPECT_EQ(filed.find("asked for"), std::string::npos) << filed;
 }
 
+// --stall pauses the writer at every N bytes (not after the last byte), --burst leaves windows
+// of silence; the stream arrives whole either way.
+TEST_F(E2E, StallsAndBurstsPauseTheWriterAndLoseNothing) {
+  auto const start = std::chrono::steady_clock::now();
+  std::string const stalled = ok("$F --bytes 3M --stall 1M:200ms --stats 2>stats | $F check --bytes 3M && cat stats");
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(400));
+  EXPECT_NE(stalled.find("OK"), std::string::npos) << stalled;
+  EXPECT_NE(stalled.find("pauses: --stall 1M:200ms, 2 stalls"), std::string::npos) << stalled;
+  std::string const seeded = ok("$F --bytes 1M --stall random:64K:1ms --seed 9 --stats 2>&1 >/dev/null");
+  EXPECT_NE(seeded.find("pauses: --stall random:64K:1ms --seed 9, "), std::string::npos) << seeded;
+  std::string const bursts =
+      ok("$F --burst 50ms/100ms --duration 400ms --stats 2>stats | $F check && cat stats", std::chrono::seconds(20));
+  EXPECT_NE(bursts.find("OK"), std::string::npos) << bursts;
+  EXPECT_NE(bursts.find("bursts: --burst 50ms/100ms, "), std::string::npos) << bursts;
+  EXPECT_EQ(bursts.find(", 0 windows of silence"), std::string::npos) << bursts;
+}
+
 TEST_F(E2E, StatsGoToStderrOnly) {
   outcome const o = sh("$F --count 100000 --stats --threads 2 | cat > out");
   EXPECT_EQ(o.status, 0) << o.err;
@@ -615,9 +632,12 @@ TEST_F(E2E, BadInputNamesTheProblem) {
   struct expect {
     std::string args, mentions;
   };
-  for (auto const& e : {expect{"--from 12abc", "12abc"}, expect{"--rule 0:X", "0:X"},
-                        expect{"--threads 0", "--threads"}, expect{"--from 10 --to 9", "--to"},
-                        expect{"--bogus", "--bogus"}, expect{"--from 0", "--from"}, expect{"--rule 3:", "--rule"}}) {
+  for (auto const& e :
+       {expect{"--from 12abc", "12abc"}, expect{"--rule 0:X", "0:X"}, expect{"--threads 0", "--threads"},
+        expect{"--from 10 --to 9", "--to"}, expect{"--bogus", "--bogus"}, expect{"--from 0", "--from"},
+        expect{"--rule 3:", "--rule"}, expect{"--stall 1M", "--stall"}, expect{"--stall 1M:0", "--stall"},
+        expect{"--stall 1M:soon", "--stall"}, expect{"--burst 1s", "--burst"}, expect{"--burst 0/1s", "--burst"},
+        expect{"--seed 3 --count 1", "--seed"}}) {
     outcome const o = sh("$F " + e.args);
     EXPECT_NE(o.err.find(e.mentions), std::string::npos) << e.args << ": " << o.err;
   }
