@@ -18,6 +18,7 @@
 #include "cli/args.hpp"
 #include "cli/bench_cmd.hpp"
 #include "cli/check.hpp"
+#include "cli/check_random.hpp"
 #include "cli/morse_cmd.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
@@ -25,6 +26,7 @@
 #include "cli/usage.hpp"
 #include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
+#include "generators/random_bytes.hpp"
 #include "generators/yes.hpp"
 
 #ifndef FIZZGEN_VERSION
@@ -65,6 +67,16 @@ int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const
   return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes), sizes);
 }
 
+int run_random(stream_text t) {
+  if (!t.count.empty()) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
+  // The seed in use is the one --stats prints and check --random --seed needs.
+  if (t.seed.empty()) t.seed = std::to_string(seed_option(t));
+  t.payload_seed = true;
+  stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
+  random_bytes const gen(parse_size("--seed", t.seed), sizes.chunk_bytes);
+  return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+}
+
 int run_yes(std::vector<std::string> const& words, stream_text const& t) {
   stream_sizes const sizes = sizes_for(t, stream_kind::constant);
   yes const gen(words, size_option("--count", t.count), sizes.chunk_bytes);
@@ -74,9 +86,29 @@ int run_yes(std::vector<std::string> const& words, stream_text const& t) {
 /// check's options beyond the rules: what must arrive, where from, on how many threads.
 struct check_text {
   std::string count, bytes, threads, file = "-";
+  bool random = false;  ///< --random: a `fizzgen random` stream, drawn with --seed
+  std::string seed;
 };
 
+/// check --random --seed S: nothing of FizzBuzz applies.
+int run_check_random(fizzbuzz_text const& f, check_text const& c) {
+  if (c.seed.empty()) throw std::invalid_argument("--random: needs --seed S, the seed of the stream");
+  if (!c.count.empty() || !f.to.empty() || !f.rules.empty() || f.from != "1")
+    throw std::invalid_argument("--random: the stream has no lines; only --bytes says what must arrive");
+  std::uint64_t const seed = parse_size("--seed", c.seed);
+  int fd = STDIN_FILENO;
+  if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
+    std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
+    return 1;
+  }
+  int const status = check::check_random_main(seed, size_option("--bytes", c.bytes), fd, stdout, stderr);
+  if (fd != STDIN_FILENO) ::close(fd);
+  return status;
+}
+
 int run_check(fizzbuzz_text const& f, check_text const& c) {
+  if (c.random) return run_check_random(f, c);
+  if (!c.seed.empty()) throw std::invalid_argument("--seed: only check --random uses a seed");
   check::options o;
   o.from = parse_positive("--from", f.from);
   for (auto const& text : f.rules) {
@@ -106,6 +138,7 @@ constexpr char const* kFooter = R"(Examples:
   fizzgen --from 100000000000000000000 --count 15
   fizzgen --rule 2:Even --rule 7:Seven --to 14
   fizzgen yes hello world | head -3
+  fizzgen random --seed 7 -c 1G | fizzgen check --random --seed 7 --bytes 1G
   fizzgen --count 10M | fizzgen check --count 10M   generate and verify, the tail included
   fizzgen --bytes 20G --progress | fizzgen sink   live progress line, then bytes and rate
   fizzgen bench --quick                       measure generation, pipe and end to end
@@ -163,6 +196,9 @@ int run_app(int argc, char** argv) {
       ->type_name("N");
   check_cmd->add_option("--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N");
+  check_cmd->add_flag("--random", check_args.random,
+                      "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
+  check_cmd->add_option("--seed", check_args.seed, "The seed of the random stream (with --random)")->type_name("S");
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.
@@ -177,6 +213,20 @@ Examples:
   fizzgen --rule 2:Even --count 1M | fizzgen check --rule 2:Even
   fizzgen --bytes 1G | pv | fizzgen check --bytes 1G   through a reader that forwards pages
   fizzgen --count 1M >out.txt && fizzgen check --count 1M out.txt)");
+
+  CLI::App* random_cmd =
+      app.add_subcommand("random", "A seeded binary payload, every byte value: for consumers that must pass any byte");
+  stream_text random_stream;
+  add_stream_options(*random_cmd, random_stream);
+  random_cmd->footer(R"(The bytes are splitmix64's numbers for --seed S, 8 bytes each, little-endian (default: a
+fresh seed, printed by --stats). fizzgen check --random --seed S verifies them, independently.
+
+Examples:
+  fizzgen random --seed 7 -c 1G | consumer >out    what a consumer passes on...
+  fizzgen check --random --seed 7 --bytes 1G out   ...checked byte for byte
+  fizzgen random --seed 7 --bytes 64 | od -An -tx1    the first 64 bytes
+
+)" + std::string(kSizeHelp));
 
   morse_command morse;
   add_morse_command(app, morse);
@@ -201,7 +251,7 @@ Examples:
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-    if (*yes_cmd || *check_cmd || *sink.app || *bench.app || *tune.app) {
+    if (*yes_cmd || *check_cmd || *random_cmd || *sink.app || *bench.app || *tune.app) {
       for (char const* name :
            {"--from",       "--to",     "--rule",          "--count",       "--bytes", "--threads",
             "--reuse",      "--arch",   "--generate-only", "--pipe-only",   "--stats", "--stats-json",
@@ -216,6 +266,7 @@ Examples:
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
     if (*yes_cmd) return run_yes(yes_words, yes_stream);
+    if (*random_cmd) return run_random(random_stream);
     if (*check_cmd) return run_check(check_rules, check_args);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);
   } catch (CLI::CallForHelp const& e) {

@@ -105,6 +105,7 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
   if (!setup.stall.empty())
     std::fprintf(out, "  pauses: --stall %s%s, %llu stalls\n", setup.stall.c_str(),
                  random(setup.stall) ? seed.c_str() : "", static_cast<unsigned long long>(r.stalls));
+  if (setup.seeded && !random(setup.write_size) && !random(setup.stall)) std::fprintf(out, "  seed:%s\n", seed.c_str());
   if (!setup.burst.empty())
     std::fprintf(out, "  bursts: --burst %s, %llu windows of silence\n", setup.burst.c_str(),
                  static_cast<unsigned long long>(r.silences));

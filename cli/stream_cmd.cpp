@@ -300,6 +300,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   bool seeded = false;
   options.write_sizes = write_size_option(t, seed, seeded);
   options.pauses = pause_options(t, seed, seeded);
+  seeded = seeded || t.payload_seed;
   if (!t.seed.empty() && !seeded)
     throw std::invalid_argument("--seed: only --write-size random:... and --stall random:... use a seed");
   options.reuse = parse_reuse(t.reuse);

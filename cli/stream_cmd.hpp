@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/pacer.hpp"
 #include "engine/sizing.hpp"
 #include "engine/write_pattern.hpp"
 #include "generators/arch.hpp"
@@ -24,15 +25,16 @@ namespace fizzgen::cli {
 struct stream_text {
   std::string count, bytes, threads, reuse = "auto", pipe_size, stats_json;
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
-  std::string progress;     ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
-  std::string chunk_bytes;  ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
-  std::string buffers;      ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
-  std::string rate;         ///< --rate R bytes per second; "" unthrottled
-  std::string duration;     ///< --duration T; "" until the stream ends
-  std::string write_size;   ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
-  std::string seed;         ///< --seed S for random choices; "" a fresh one
-  std::string stall;        ///< --stall N:T | random:N:T; "" no stalls
-  std::string burst;        ///< --burst ON/OFF; "" no bursts
+  std::string progress;       ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
+  std::string chunk_bytes;    ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
+  std::string buffers;        ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
+  std::string rate;           ///< --rate R bytes per second; "" unthrottled
+  std::string duration;       ///< --duration T; "" until the stream ends
+  std::string write_size;     ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
+  std::string seed;           ///< --seed S for random choices; "" a fresh one
+  std::string stall;          ///< --stall N:T | random:N:T; "" no stalls
+  std::string burst;          ///< --burst ON/OFF; "" no bursts
+  bool payload_seed = false;  ///< the stream itself is drawn with --seed (fizzgen random)
 };
 
 struct fizzbuzz_text {
@@ -59,8 +61,12 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable = fa
 std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
 /// --rate: bytes per second (size suffixes), > 0; nullopt when not given.
 std::optional<std::uint64_t> rate_option(std::string const& text);
-/// --write-size with --seed (a fresh seed when not given, stored in `seed`); nullopt when not given.
-std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed);
+/// --seed, or a fresh seed when not given.
+std::uint64_t seed_option(stream_text const& t);
+/// --write-size, drawing with `seed` (then `seeded` is set) for random:A..B; nullopt when not given.
+std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t seed, bool& seeded);
+/// --stall and --burst, drawing stall points with `seed` (then `seeded` is set) for random:N:T.
+pause_plan pause_options(stream_text const& t, std::uint64_t seed, bool& seeded);
 /// --duration: more than 0; nullopt when not given.
 std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text);
 /// The arch by name, else by FIZZGEN_ARCH when set, else the best the CPU has; throws

@@ -401,6 +401,39 @@ TEST_F(E2E, StallsAndBurstsPauseTheWriterAndLoseNothing) {
   EXPECT_EQ(bursts.find(", 0 windows of silence"), std::string::npos) << bursts;
 }
 
+// fizzgen random and check --random: the payload through a forwarding reader, cut into odd writes
+// by two workers, arrives whole; a wrong seed, a lost tail and extra bytes fail.
+TEST_F(E2E, RandomPayloadIsCheckedByItsSeed) {
+  EXPECT_NE(
+      ok("$F random --seed 7 --bytes 10M | pv -q | $F check --random --seed 7 --bytes 10M").find("OK: 10485760 bytes"),
+      std::string::npos);
+  EXPECT_NE(ok("$F random --seed 7 --bytes 10M --threads 2 --write-size random:1..70000 | "
+               "$F check --random --seed 7 --bytes 10M")
+                .find("OK"),
+            std::string::npos);
+  outcome const wrong = sh("$F random --seed 7 --bytes 1M | $F check --random --seed 8");
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_NE(wrong.out.find("FAIL: byte 0 "), std::string::npos) << wrong.out;
+  outcome const changed = sh("{ $F random --seed 7 --bytes 1000; printf x; } | $F check --random --seed 7");
+  EXPECT_EQ(changed.status, 1);
+  EXPECT_NE(changed.out.find("FAIL: byte 1000 "), std::string::npos) << changed.out;
+  outcome const lost = sh("$F random --seed 7 --bytes 1M | head -c 999999 | $F check --random --seed 7 --bytes 1M");
+  EXPECT_EQ(lost.status, 1);
+  EXPECT_NE(lost.out.find("999999 bytes arrived, 1048576 expected"), std::string::npos) << lost.out;
+  // The seed in use, when none was given, is the one --stats prints.
+  outcome const fresh = sh("$F random --bytes 4096 --stats 2>stats >out && cat stats");
+  std::size_t const at = fresh.out.find("seed: --seed ");
+  ASSERT_NE(at, std::string::npos) << fresh.out;
+  std::string const seed = fresh.out.substr(at + 13, fresh.out.find('\n', at) - at - 13);
+  EXPECT_NE(ok("$F check --random --seed " + seed + " --bytes 4096 out").find("OK"), std::string::npos);
+  for (char const* bad : {"$F random --count 5", "$F check --random </dev/null", "$F check --seed 3 </dev/null",
+                          "$F check --random --seed 1 --count 2 </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+  }
+}
+
 TEST_F(E2E, StatsGoToStderrOnly) {
   outcome const o = sh("$F --count 100000 --stats --threads 2 | cat > out");
   EXPECT_EQ(o.status, 0) << o.err;
@@ -558,7 +591,8 @@ TEST_F(E2E, ParserErrorsArePlainSentences) {
 }
 
 TEST_F(E2E, HelpFitsEightyColumnsEverywhere) {
-  for (std::string const sub : {"", "yes", "check", "morse", "morse encode", "morse decode", "sink", "bench"}) {
+  for (std::string const sub :
+       {"", "yes", "check", "morse", "morse encode", "morse decode", "sink", "bench", "random"}) {
     std::string const help = ok("$F " + sub + " --help");
     std::size_t start = 0, lines = 0;
     for (std::size_t end; (end = help.find('\n', start)) != std::string::npos; start = end + 1, ++lines)
