@@ -18,7 +18,7 @@
 #include "cli/args.hpp"
 #include "cli/bench_cmd.hpp"
 #include "cli/check.hpp"
-#include "cli/check_random.hpp"
+#include "cli/check_streams.hpp"
 #include "cli/morse_cmd.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
@@ -88,6 +88,9 @@ struct check_text {
   std::string count, bytes, threads, file = "-";
   bool random = false;  ///< --random: a `fizzgen random` stream, drawn with --seed
   std::string seed;
+  bool yes = false;      ///< --yes: lines of yes, each --line (default y)
+  std::string line;      ///< "" not given
+  bool decoded = false;  ///< --decoded: the rules' words as Morse decoding gives them back
 };
 
 /// check --random --seed S: nothing of FizzBuzz applies.
@@ -106,14 +109,37 @@ int run_check_random(fizzbuzz_text const& f, check_text const& c) {
   return status;
 }
 
+/// check --yes [--line TEXT]: nothing of FizzBuzz applies.
+int run_check_yes(fizzbuzz_text const& f, check_text const& c) {
+  if (!f.to.empty() || !f.rules.empty() || f.from != "1" || c.decoded)
+    throw std::invalid_argument("--yes: the lines are all alike; only --line, --count and --bytes apply");
+  int fd = STDIN_FILENO;
+  if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
+    std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
+    return 1;
+  }
+  int const status = check::check_yes_main(c.line.empty() ? "y" : c.line, size_option("--count", c.count),
+                                           size_option("--bytes", c.bytes), fd, stdout, stderr);
+  if (fd != STDIN_FILENO) ::close(fd);
+  return status;
+}
+
 int run_check(fizzbuzz_text const& f, check_text const& c) {
+  if (c.random && c.yes) throw std::invalid_argument("--random, --yes: one stream at a time");
   if (c.random) return run_check_random(f, c);
+  if (c.yes) return run_check_yes(f, c);
   if (!c.seed.empty()) throw std::invalid_argument("--seed: only check --random uses a seed");
+  if (!c.line.empty()) throw std::invalid_argument("--line: only check --yes has lines of text");
   check::options o;
   o.from = parse_positive("--from", f.from);
   for (auto const& text : f.rules) {
     rule_text r = parse_rule(text);
     o.rules.push_back({r.divisor, std::move(r.word)});
+  }
+  // A decoded Morse stream: the words upper-cased, less what has no code (the classic rules too).
+  if (c.decoded) {
+    if (o.rules.empty()) o.rules = {{3, "Fizz"}, {5, "Buzz"}};
+    for (auto& r : o.rules) r.word = check::decoded_word(r.word);
   }
   o.lines = size_option("--count", c.count);
   o.bytes = size_option("--bytes", c.bytes);
@@ -187,18 +213,22 @@ int run_app(int argc, char** argv) {
   fizzbuzz_text check_rules;
   check_text check_args;
   add_rule_options(*check_cmd, check_rules);
-  check_cmd->add_option("--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
+  check_cmd->add_option("-n,--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
       ->type_name("N");
   check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
       ->excludes("--count");
-  check_cmd->add_option("--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
+  check_cmd->add_option("-c,--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
       ->type_name("N");
   check_cmd->add_option("--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N");
   check_cmd->add_flag("--random", check_args.random,
                       "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
   check_cmd->add_option("--seed", check_args.seed, "The seed of the random stream (with --random)")->type_name("S");
+  check_cmd->add_flag("--yes", check_args.yes, "Verify lines of yes instead: each one --line (default y)");
+  check_cmd->add_option("--line", check_args.line, "The line of --yes, without its newline")->type_name("TEXT");
+  check_cmd->add_flag("--decoded", check_args.decoded,
+                      "The stream is 'fizzgen morse' decoded: the rules' words in upper case (FIZZ, BUZZ)");
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.

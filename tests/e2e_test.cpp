@@ -434,6 +434,38 @@ TEST_F(E2E, RandomPayloadIsCheckedByItsSeed) {
   }
 }
 
+// check --yes verifies yes lines (GNU yes's too), with --count and --bytes as for FizzBuzz;
+// check --decoded the FizzBuzz stream in Morse, decoded, without spelling out the upper-case rules.
+TEST_F(E2E, CheckVerifiesYesLinesAndDecodedMorse) {
+  EXPECT_NE(ok("$F yes --count 100000 | $F check --yes --count 100000").find("OK: 100000 lines"), std::string::npos);
+  EXPECT_NE(ok("yes | head -n 1000 | $F check --yes --count 1000").find("OK"), std::string::npos);
+  EXPECT_NE(ok("$F yes hello world -c 1M | pv -q | $F check --yes --line 'hello world' -c 1M").find("OK"),
+            std::string::npos);
+  for (auto const& [cmd, says] :
+       {std::pair<std::string, std::string>{"$F yes -n 5 | $F check --yes --line n", "line 1 (byte 0)"},
+        {"{ $F yes -n 5; echo x; } | $F check --yes", "line 6 (byte 10): expected \"y\", got \"x\""},
+        {"$F yes -n 5 | $F check --yes --count 6", "5 lines arrived, 6 expected"},
+        {"$F yes -c 7 | $F check --yes", "the last line (4) is cut short"},
+        {"$F check --yes </dev/null", "nothing arrived"}}) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_NE(o.out.find(says), std::string::npos) << cmd << ": " << o.out;
+  }
+  EXPECT_NE(ok("$F morse --count 100000 | $F morse decode | $F check --decoded --count 100000").find("OK"),
+            std::string::npos);
+  EXPECT_NE(ok("$F morse -n 1000 --rule 2:Even --rule '7:Se&v*n' | $F morse decode | "
+               "$F check --decoded --rule 2:Even --rule '7:Se&v*n' --count 1000")
+                .find("OK"),
+            std::string::npos);
+  EXPECT_EQ(sh("$F morse --count 100 | $F morse decode | $F check --count 100").status, 1);  // FIZZ is not Fizz
+  for (char const* bad : {"$F check --yes --rule 3:a </dev/null", "$F check --yes --random --seed 1 </dev/null",
+                          "$F check --line y </dev/null", "$F check --yes --decoded </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+  }
+}
+
 TEST_F(E2E, StatsGoToStderrOnly) {
   outcome const o = sh("$F --count 100000 --stats --threads 2 | cat > out");
   EXPECT_EQ(o.status, 0) << o.err;
