@@ -1,6 +1,6 @@
 #pragma once
 // The FizzBuzz stream in Morse: every line of the plain stream (any start, any rules) encoded by
-// the MORSE.md rules, so `1` is ".----", `Fizz` is "..-. .. --.. --..", each line ends in '\n'.
+// the docs/morse.md rules, so `1` is ".----", `Fizz` is "..-. .. --.. --..", each line ends in '\n'.
 // A rule word with no encodable character (say "###") gives an empty line, exactly what encoding
 // the plain stream gives.
 

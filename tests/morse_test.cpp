@@ -25,7 +25,7 @@ using fizzgen::decimal;
 using fizzgen::morse_fizzbuzz;
 namespace morse = fizzgen::morse;
 
-/// The MORSE.md stream of `pieces` encoded one after the other, as the pipeline stitches them.
+/// The docs/morse.md stream of `pieces` encoded one after the other, as the pipeline stitches them.
 std::string encode_in_pieces(std::vector<std::string> const& pieces) {
   morse::encode_joiner joiner;
   std::string out;
