@@ -11,17 +11,6 @@
 namespace fizzgen {
 namespace {
 
-/// The Morse block kernel for a kernel arch, by name: arch.hpp describes the plain FizzBuzz
-/// kernels, and the Morse ones follow the same instruction sets. nullptr for "scalar".
-morse_blocks_fn kernel_for(kernel_arch const& arch) noexcept {
-  if (arch.blocks == nullptr) return nullptr;
-  if (arch.name == "avx512vbmi2" || arch.name == "avx512vbmi" || arch.name == "avx512bw")
-    return morse_fizzbuzz_blocks_avx512bw;
-  if (arch.name == "avx2") return morse_fizzbuzz_blocks_avx2;
-  if (arch.name == "sse4.2") return morse_fizzbuzz_blocks_sse4_2;
-  return nullptr;
-}
-
 /// A number's Morse line at width d: five symbols and a space per digit, the last space taken
 /// back by the newline.
 constexpr std::uint64_t number_line_bytes(std::size_t width) noexcept { return 6 * std::uint64_t{width}; }
@@ -82,7 +71,7 @@ morse_fizzbuzz::morse_fizzbuzz(decimal const& from, rule_set rules, std::optiona
       // The kernel and the encoder store a little past the last line.
       capacity_(plan_.capacity() + std::max(kMorseKernelSlack, morse::kStoreSlack)),
       arch_(&arch) {
-  if (rules_ == classic_rules()) kernel_ = kernel_for(arch);
+  if (rules_ == classic_rules()) kernel_ = arch.morse_blocks;
 }
 
 char* morse_fizzbuzz::scalar_lines(char* out, std::string& number, std::vector<std::uint64_t>& residue,
