@@ -32,6 +32,7 @@ class morse_fizzbuzz final : public generator {
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_.plan(index); }
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines(); }
 
   /// The most lines any chunk holds.
   std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }

@@ -53,6 +53,8 @@ class width_plan {
   std::uint64_t max_lines() const noexcept { return max_lines_; }
   /// The most bytes any chunk takes, before the writers' slack.
   std::size_t capacity() const noexcept { return capacity_; }
+  /// The lines planned, nullopt when unbounded.
+  std::optional<std::uint64_t> total_lines() const noexcept { return total_lines_; }
   /// from mod 30, for the classic rules' block walk.
   std::uint64_t from_mod30() const noexcept { return from_mod30_; }
 
