@@ -13,11 +13,12 @@ char* fizzbuzz_blocks_avx512bw(char*, char*, std::size_t, std::uint64_t) noexcep
 char* fizzbuzz_blocks_avx2(char*, char*, std::size_t, std::uint64_t) noexcept;
 char* fizzbuzz_blocks_sse4_2(char*, char*, std::size_t, std::uint64_t) noexcept;
 // Defined in generators/simd/rule_template_<arch>.cpp; avx512vbmi CPUs run the avx512bw one.
-char* rule_template_avx512bw(char*, rule_template const&, char const*, std::size_t, std::uint64_t,
-                             std::uint64_t) noexcept;
-char* rule_template_avx2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t) noexcept;
-char* rule_template_sse4_2(char*, rule_template const&, char const*, std::size_t, std::uint64_t,
-                           std::uint64_t) noexcept;
+char* rule_template_avx512bw(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                             std::byte*) noexcept;
+char* rule_template_avx2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                         std::byte*) noexcept;
+char* rule_template_sse4_2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                           std::byte*) noexcept;
 
 namespace morse {
 // Defined in generators/simd/morse_encode_<arch>.cpp.

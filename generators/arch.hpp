@@ -14,10 +14,11 @@ struct rule_template;
 /// Writes 30-line classic FizzBuzz blocks; see fizzbuzz_blocks.
 using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
-/// Writes custom-rules lines with the template kernel (generators/rule_template.hpp); nullptr when
-/// this arch's vectors are too narrow for the width or the longest word line.
+/// Writes custom-rules lines with the template kernel (generators/rule_template.hpp) using the
+/// 64-aligned `scratch` of t.scratch_bytes bytes; nullptr when this arch's vectors are too narrow
+/// for the width or the longest word line.
 using template_fn = char* (*)(char* out, rule_template const& t, char const* number, std::size_t width,
-                              std::uint64_t phase, std::uint64_t lines) noexcept;
+                              std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept;
 
 /// Writes 30-line classic FizzBuzz blocks in Morse; see generators/morse_fizzbuzz_kernel.hpp.
 using morse_blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
