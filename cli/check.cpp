@@ -539,8 +539,9 @@ int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigne
       std::fprintf(err, "fizzgen check: %s\n", wrong.c_str());
       return 1;
     }
-    std::fprintf(out, "fizzgen check: OK: %" PRIu64 " lines, %" PRIu64 " bytes", r.lines, r.bytes);
-    if (r.tail_bytes != 0) std::fprintf(out, " (final line cut off after %" PRIu64 " bytes)", r.tail_bytes);
+    std::fprintf(out, "fizzgen check: OK: %s, %s", count_of(r.lines, "line").c_str(),
+                 count_of(r.bytes, "byte").c_str());
+    if (r.tail_bytes != 0) std::fprintf(out, " (final line cut off after %s)", count_of(r.tail_bytes, "byte").c_str());
     std::fputc('\n', out);
     std::fflush(out);
     return 0;

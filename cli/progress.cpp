@@ -1,29 +1,18 @@
 #include "cli/progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <iterator>
 #include <stdexcept>
+#include <vector>
 
+#include "cli/units.hpp"
 #include "cli/usage.hpp"
 
 namespace fizzgen::cli {
 namespace {
-
-/// "512 MiB", "1.50 GiB": binary units, three significant digits like pv.
-std::string human_bytes(double bytes) {
-  static constexpr char const* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  std::size_t unit = 0;
-  while (bytes >= 1024 && unit + 1 < std::size(kUnits)) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  int const decimals = unit == 0 || bytes >= 100 ? 0 : bytes >= 10 ? 1 : 2;
-  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, bytes, kUnits[unit]);
-  return buf;
-}
 
 /// Best effort: a progress line that cannot be written is not worth stopping the stream for.
 void write_all(int fd, std::string const& s) noexcept {
@@ -44,19 +33,78 @@ bool want_progress(std::string const& when, int fd) {
   throw std::invalid_argument("--progress: '" + when + "' is not a choice (use auto, force or never)");
 }
 
-std::string format_progress(std::uint64_t bytes, std::uint64_t lines, double seconds, double bytes_per_second,
-                            bool final) {
-  auto const whole = static_cast<unsigned long long>(seconds);
-  char elapsed[32];
-  std::snprintf(elapsed, sizeof elapsed, "%llu:%02llu:%02llu", whole / 3600, whole / 60 % 60, whole % 60);
-  std::string line = "fizzgen: " + human_bytes(static_cast<double>(bytes)) + " " + elapsed + " [" +
-                     human_bytes(bytes_per_second) + "/s" + (final ? " average" : "") + "] " + counted(lines, "line");
+namespace {
+
+/// "1:02:05": hours, minutes, seconds.
+std::string clock_time(double seconds) {
+  auto const whole = static_cast<unsigned long long>(std::max(seconds, 0.0));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu:%02llu:%02llu", whole / 3600, whole / 60 % 60, whole % 60);
+  return buf;
+}
+
+/// The share of the nearest known limit already reached, in [0, 1]; nullopt when none is known.
+std::optional<double> done_fraction(progress_view const& v) {
+  std::optional<double> f;
+  auto const take = [&f](std::uint64_t done, std::optional<std::uint64_t> total) {
+    if (!total) return;
+    double const x = *total == 0 ? 1.0 : std::min(1.0, static_cast<double>(done) / static_cast<double>(*total));
+    f = std::max(f.value_or(0.0), x);
+  };
+  take(v.bytes, v.total.bytes);
+  take(v.lines, v.total.lines);
+  return f;
+}
+
+}  // namespace
+
+std::string format_progress(progress_view const& v, std::size_t width) {
+  // The fields in the order they are shown; `drop` is the order they are left out in to fit.
+  struct field {
+    std::string text;
+    int drop;  ///< lower goes first; the byte count (highest) is never left out
+  };
+  std::vector<field> fields;
+  fields.push_back({"fizzgen:", 1});
+  fields.push_back({human_bytes(static_cast<double>(v.bytes)), 6});
+  fields.push_back({clock_time(v.seconds), 3});
+  fields.push_back({"[" + human_rate(v.bytes_per_second) + (v.final ? " average" : "") + "]", 5});
+  fields.push_back({counted(v.lines, "line"), 0});
+  if (std::optional<double> const f = done_fraction(v)) {
+    fields.push_back({std::to_string(static_cast<int>(*f * 100)) + "%", 4});
+    // The rest at the current rate: the bytes still to come, from the share of the total done.
+    if (!v.final && *f > 0 && *f < 1 && v.bytes_per_second > 0)
+      fields.push_back({"ETA " + clock_time((1 - *f) * (static_cast<double>(v.bytes) / *f) / v.bytes_per_second), 2});
+  }
+  auto const joined = [&fields] {
+    std::string line;
+    for (field const& f : fields) line += (line.empty() ? "" : " ") + f.text;
+    return line;
+  };
+  std::string line = joined();
+  if (width == 0) return line;
+  std::size_t const room = width > 1 ? width - 1 : 1;
+  while (line.size() > room && fields.size() > 1) {
+    auto const least =
+        std::min_element(fields.begin(), fields.end(), [](field const& a, field const& b) { return a.drop < b.drop; });
+    fields.erase(least);
+    line = joined();
+  }
+  if (line.size() > room) line.resize(room);
   return line;
 }
 
-progress_display::progress_display(progress_counter const& counter, int fd, std::stop_token cancel)
+std::size_t terminal_width(int fd) noexcept {
+  winsize ws{};
+  if (::ioctl(fd, TIOCGWINSZ, &ws) != 0) return 0;
+  return ws.ws_col;
+}
+
+progress_display::progress_display(progress_counter const& counter, int fd, std::stop_token cancel,
+                                   progress_total total)
     : counter_(counter),
       fd_(fd),
+      total_(total),
       on_cancel_(std::move(cancel),
                  [this] {
                    std::lock_guard lock(mutex_);
@@ -109,7 +157,8 @@ void progress_display::draw(bool final) {
     samples_[next_sample_] = {now, bytes};
     next_sample_ = (next_sample_ + 1) % kSamples;
   }
-  std::string const text = format_progress(bytes, lines, elapsed, rate, final);
+  // The width is asked at every redraw: the terminal may have been resized.
+  std::string const text = format_progress({bytes, lines, elapsed, rate, final, total_}, terminal_width(fd_));
   // "\r" and spaces rather than a terminal escape: the line also reads well in a file (=force).
   std::string out = "\r" + text;
   if (drawn_ > text.size()) out.append(drawn_ - text.size(), ' ');

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -21,16 +22,38 @@ namespace fizzgen::cli {
 /// Throws std::invalid_argument naming the option for any other value.
 bool want_progress(std::string const& when, int fd);
 
+/// Where a run is known to stop (nullopt: no such limit): what the percent and the ETA are of.
+/// The first limit reached ends the run, so the percent is that of the nearest.
+struct progress_total {
+  std::optional<std::uint64_t> bytes;
+  std::optional<std::uint64_t> lines;
+};
+
+/// What one redraw shows.
+struct progress_view {
+  std::uint64_t bytes = 0, lines = 0;
+  double seconds = 0;           ///< since the start
+  double bytes_per_second = 0;  ///< the current rate; the average on the final line
+  bool final = false;
+  progress_total total;
+};
+
 /// One line of the display, without "\r" or "\n":
-/// "fizzgen: 1.50 GiB 0:00:03 [512 MiB/s] 12345678 lines"; the final line says "average".
-std::string format_progress(std::uint64_t bytes, std::uint64_t lines, double seconds, double bytes_per_second,
-                            bool final);
+/// "fizzgen: 1.50 GiB 0:00:03 [512 MiB/s] 12345678 lines", then " 45% ETA 0:00:04" when a total
+/// is known (as pv -s shows it); the final line says "average" and has no ETA. With width > 0 the
+/// line takes at most width - 1 columns (a full last column would wrap on many terminals): fields
+/// are left out, the least telling first (lines, the name, the ETA, the elapsed time, the percent,
+/// the rate), and what still does not fit is cut.
+std::string format_progress(progress_view const& view, std::size_t width = 0);
+
+/// The columns of the terminal on fd, 0 when fd is not one (a file: no limit).
+std::size_t terminal_width(int fd) noexcept;
 
 class progress_display {
  public:
   /// Starts redrawing the line on fd every kTick. A stop request on `cancel` (the signal guard's
   /// token) finishes the line at once, so that a process killed by the signal leaves a clean line.
-  progress_display(progress_counter const& counter, int fd, std::stop_token cancel);
+  progress_display(progress_counter const& counter, int fd, std::stop_token cancel, progress_total total = {});
   /// finish().
   ~progress_display();
   progress_display(progress_display const&) = delete;
@@ -49,6 +72,7 @@ class progress_display {
 
   progress_counter const& counter_;
   int const fd_;
+  progress_total const total_;
   clock_type::time_point const start_ = clock_type::now();
   std::mutex mutex_;
   std::condition_variable_any wake_;

@@ -13,6 +13,8 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "cli/units.hpp"
+#include "cli/usage.hpp"
 
 namespace fizzgen::cli {
 namespace {
@@ -138,9 +140,9 @@ int run_sink(sink_command const& s) {
   sink_report const r = consume(STDIN_FILENO, !s.read, block_size, stderr);
   double const rate = r.seconds > 0 ? static_cast<double>(r.bytes) / kGiB / r.seconds : 0;
   if (!s.quiet)
-    std::fprintf(stderr, "fizzgen sink: %.3f GiB (%llu bytes) in %.3f s = %.2f GiB/s (%s)\n",
-                 static_cast<double>(r.bytes) / kGiB, static_cast<unsigned long long>(r.bytes), r.seconds, rate,
-                 r.method.c_str());
+    std::fprintf(stderr, "fizzgen sink: %s (%s) in %.3f s = %s (%s)\n",
+                 human_bytes(static_cast<double>(r.bytes)).c_str(), counted(r.bytes, "byte").c_str(), r.seconds,
+                 human_rate(r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0).c_str(), r.method.c_str());
   if (s.json) {
     std::printf("{\"bytes\": %llu, \"seconds\": %.9f, \"gib_per_second\": %.6f, \"method\": \"%s\", \"ok\": %s}\n",
                 static_cast<unsigned long long>(r.bytes), r.seconds, rate, r.method.c_str(),

@@ -1,5 +1,6 @@
 #include "cli/stats.hpp"
 
+#include "cli/units.hpp"
 #include "cli/usage.hpp"
 
 namespace fizzgen::cli {
@@ -69,8 +70,8 @@ std::string pipe_note(run_setup const& setup) {
 }  // namespace
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
-  std::fprintf(out, "fizzgen: %.3f GiB in %.3f s = %.2f GiB/s (%s)\n", static_cast<double>(r.bytes) / kGiB, r.seconds,
-               rate(r.bytes, r.seconds), setup.mode.c_str());
+  std::fprintf(out, "fizzgen: %s in %.3f s = %s (%s)\n", human_bytes(static_cast<double>(r.bytes)).c_str(), r.seconds,
+               human_rate(r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0).c_str(), setup.mode.c_str());
   std::fprintf(
       out,
       "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB%s, reuse %s, huge pages %zu kB\n",
@@ -84,10 +85,10 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
     std::fprintf(out,
-                 "  worker %zu (cpu %d): %.3f GiB in %s; fill %.3f s, wait %.3f s, emit %.3f s; "
+                 "  worker %zu (cpu %d): %s in %s; fill %.3f s, wait %.3f s, emit %.3f s; "
                  "refills in place %llu, on fresh pages %llu%s\n",
-                 i, w.cpu, static_cast<double>(w.bytes) / kGiB, counted(w.chunks, "chunk").c_str(), w.fill_seconds,
-                 w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
+                 i, w.cpu, human_bytes(static_cast<double>(w.bytes)).c_str(), counted(w.chunks, "chunk").c_str(),
+                 w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
                  static_cast<unsigned long long>(w.discarded), taint_list(w, " (", ")").c_str());
   }
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());

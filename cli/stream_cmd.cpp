@@ -122,7 +122,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
   app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
   app.add_flag("--progress", t.progress,
-               "Show a live line on stderr (bytes, elapsed, rate, lines) a few times a second; "
+               "Show a live line on stderr (bytes, elapsed, rate, lines; percent and ETA when --count, --to or "
+               "--bytes says where it ends) a few times a second, fitted to the terminal's width; "
                "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
   // Hidden: fizzgen bench sweeps it. Bytes per chunk, about (default 1M).
   app.add_option("--chunk-bytes", t.chunk_bytes, "Bytes per chunk, about")->type_name("N")->group("");
@@ -346,7 +347,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   std::optional<progress_display> display;
   if (show_progress) {
     options.progress = &progress;
-    display.emplace(progress, STDERR_FILENO, signals.token());
+    display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
   }
   run_report const report = run(gen, *out, options);
   if (display) display->finish();  // before the statistics, which would otherwise share its line

@@ -21,6 +21,7 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include "engine/sigbus_guard.hpp"
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
 #include "output/sink.hpp"
@@ -49,7 +50,8 @@ struct token {
 };
 
 /// A regular file's bytes from the current offset, mapped; empty when the fd is anything else
-/// (or a file that says it is empty, like those in /proc, which must be read to be seen).
+/// (or a file that says it is empty, like those in /proc, which must be read to be seen). A file
+/// cut short while it is mapped reads as zeros past the cut, and cut() says so (sigbus_guard).
 class mapping {
  public:
   explicit mapping(int fd) : fd_(fd) {
@@ -61,19 +63,34 @@ class mapping {
     off_t const aligned = offset - offset % page;  // mmap offsets must be page-aligned
     length_ = static_cast<std::size_t>(st.st_size - aligned);
     void* p = ::mmap(nullptr, length_, PROT_READ, MAP_PRIVATE, fd, aligned);
-    if (p == MAP_FAILED) return;  // read(2) instead
+    if (p == MAP_FAILED) return;    // read(2) instead
+    if (!guard_.arm(p, length_)) {  // another mapped stream holds the guard: read(2) instead
+      ::munmap(p, length_);
+      return;
+    }
     ::madvise(p, length_, MADV_SEQUENTIAL);
+    size_ = st.st_size;
     base_ = static_cast<char*>(p);
     data_ = {base_ + (offset - aligned), static_cast<std::size_t>(st.st_size - offset)};
   }
   ~mapping() {
-    if (base_ != nullptr) ::munmap(base_, length_);
+    if (base_ == nullptr) return;
+    guard_.disarm();
+    ::munmap(base_, length_);
   }
   mapping(mapping const&) = delete;
   mapping& operator=(mapping const&) = delete;
 
   bool mapped() const noexcept { return base_ != nullptr; }
   std::span<char const> data() const noexcept { return data_; }
+  /// True once a read of the mapping found the file cut short.
+  bool cut() const noexcept { return guard_.truncated(); }
+  /// cut(), or the file is now shorter than when it was mapped (a cut within the last page
+  /// reads as zeros without a fault).
+  bool cut_short() const noexcept {
+    struct stat st {};
+    return cut() || (mapped() && ::fstat(fd_, &st) == 0 && st.st_size < size_);
+  }
   /// Leaves the fd's offset at the end, as reading it would have.
   void consumed() const noexcept {
     if (mapped()) ::lseek(fd_, 0, SEEK_END);
@@ -83,7 +100,9 @@ class mapping {
   int fd_;
   char* base_ = nullptr;
   std::size_t length_ = 0;
+  off_t size_ = 0;  ///< the file's size when it was mapped
   std::span<char const> data_;
+  sigbus_guard guard_;
 };
 
 /// Reads into buf: at least one byte unless the input ended (returns 0), more while more is
@@ -180,6 +199,9 @@ class chunker {
   }
 
   bool mapped() const noexcept { return map_.mapped(); }
+  /// A mapped input was cut short while it was read: see mapping::cut and cut_short.
+  bool cut() const noexcept { return map_.cut(); }
+  bool cut_short() const noexcept { return map_.cut_short(); }
   /// Input bytes taken so far.
   std::uint64_t bytes() const noexcept { return bytes_; }
   void finish() const noexcept { map_.consumed(); }
@@ -306,6 +328,11 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   auto emit = [&](token* t) {
     std::lock_guard const order(output_order);
     t->take_from();
+    if (!stop.load(std::memory_order_relaxed) && input.cut()) {  // this chunk may hold zeros read past the cut
+      report.status = emit_status::failed;
+      report.error = options.input_name + ": file truncated";
+      stop.store(true, std::memory_order_relaxed);
+    }
     if (!stop.load(std::memory_order_relaxed)) {
       std::span<char const> out{t->out, t->out_len};
       if (encoding) {
@@ -356,6 +383,10 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   tbb::finalize(workers, std::nothrow);
   std::scoped_lock const done(input_order, output_order);
   report.bytes_in = input.bytes();
+  if (report.status == emit_status::ok && input.cut_short()) {
+    report.status = emit_status::failed;
+    report.error = options.input_name + ": file truncated";
+  }
   if (report.status == emit_status::ok) input.finish();
   return report;
 }

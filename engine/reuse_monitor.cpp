@@ -5,13 +5,10 @@
 #include <utility>
 
 namespace fizzgen {
-namespace {
 
-std::uint64_t make_state(std::uint64_t counter, taint reason, bool safe) {
-  return counter << 5 | static_cast<std::uint64_t>(reason) << 1 | (safe ? 1 : 0);
+reuse_monitor::reuse_monitor(sink const& out) : fd_(-1), out_(out), facts_{} {
+  state_.store(make_state(0, taint::not_yet, false), std::memory_order_relaxed);
 }
-
-}  // namespace
 
 reuse_monitor::reuse_monitor(int fd, sink const& out) : fd_(fd), out_(out), facts_(pipe_facts_of(fd)) {
   state_.store(make_state(0, taint::not_yet, false), std::memory_order_relaxed);

@@ -40,7 +40,7 @@ class reuse_monitor {
   /// vouched for. `out` is the sink writing to fd: its slot count dates each inspection. Construct
   /// before anything is written into the pipe (its timestamps tell when it was created).
   reuse_monitor(int fd, sink const& out);
-  ~reuse_monitor();
+  virtual ~reuse_monitor();
   reuse_monitor(reuse_monitor const&) = delete;
   reuse_monitor& operator=(reuse_monitor const&) = delete;
 
@@ -51,19 +51,23 @@ class reuse_monitor {
   static bool safe(std::uint64_t state) noexcept { return (state & 1) != 0; }
   /// Why a state is not safe (none for a safe one).
   static taint reason(std::uint64_t state) noexcept { return static_cast<taint>((state >> 1) & 15); }
+  /// The state word of epoch change number `counter`: safe, or not for `reason`.
+  static std::uint64_t make_state(std::uint64_t counter, taint reason, bool safe) noexcept {
+    return counter << 5 | static_cast<std::uint64_t>(reason) << 1 | (safe ? 1 : 0);
+  }
   /// Why the newest epoch that ended, ended.
   taint last_break() const noexcept { return static_cast<taint>(last_break_.load(std::memory_order_relaxed)); }
 
   /// True when a re-check of the current epoch that began once `slots` pipe slots had been
   /// emitted found it intact. Re-checks now when none has been made yet. The caller must know
   /// that `slots` slots have been emitted before it asks. Thread-safe.
-  bool vouch(std::uint64_t slots);
+  virtual bool vouch(std::uint64_t slots);
   /// Re-checks now, ahead of need, when a re-check begun at `need` slots would vouch for a buffer
   /// the newest one does not (it began before `need`), `need` slots of the `slots` emitted so far
   /// are out, the epoch is safe and no other re-check is running: for a thread that would
   /// otherwise only wait (a full pipe), so that a worker seldom has to re-check before a refill
   /// however few buffers it has. Thread-safe.
-  void vouch_ahead(std::uint64_t slots, std::uint64_t need);
+  virtual void vouch_ahead(std::uint64_t slots, std::uint64_t need);
 
   std::string why() const;
   /// What the newest safe epoch rested on ("" when none opened).
@@ -80,6 +84,15 @@ class reuse_monitor {
   std::uint64_t epochs() const noexcept { return epochs_.load(std::memory_order_relaxed); }
   /// How many epochs ended (or scans found no safe epoch), by reason.
   std::array<std::uint64_t, kTaints> breaks() const;
+
+ protected:
+  /// For test doubles (tests/reuse_policy_test.cpp): a monitor that inspects nothing and starts
+  /// no thread. The double overrides vouch and vouch_ahead and publishes epochs with set_state.
+  explicit reuse_monitor(sink const& out);
+  void set_state(std::uint64_t state, taint last_break) noexcept {
+    last_break_.store(static_cast<std::uint8_t>(last_break), std::memory_order_relaxed);
+    state_.store(state, std::memory_order_release);  // pairs with the acquire in state()
+  }
 
  private:
   /// What an epoch rests on, besides its readers: read when its scan began.

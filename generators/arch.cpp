@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdlib>
 
+#include "generators/morse_fizzbuzz_kernel.hpp"  // morse_fizzbuzz_blocks_<arch>: avx512vbmi CPUs run the avx512bw one
+
 namespace fizzgen {
 
 // Defined in generators/simd/fizzbuzz_<arch>.cpp, each compiled for its instruction set.
@@ -11,11 +13,12 @@ char* fizzbuzz_blocks_avx512bw(char*, char*, std::size_t, std::uint64_t) noexcep
 char* fizzbuzz_blocks_avx2(char*, char*, std::size_t, std::uint64_t) noexcept;
 char* fizzbuzz_blocks_sse4_2(char*, char*, std::size_t, std::uint64_t) noexcept;
 // Defined in generators/simd/rule_template_<arch>.cpp; avx512vbmi CPUs run the avx512bw one.
-char* rule_template_avx512bw(char*, rule_template const&, char const*, std::size_t, std::uint64_t,
-                             std::uint64_t) noexcept;
-char* rule_template_avx2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t) noexcept;
-char* rule_template_sse4_2(char*, rule_template const&, char const*, std::size_t, std::uint64_t,
-                           std::uint64_t) noexcept;
+char* rule_template_avx512bw(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                             std::byte*) noexcept;
+char* rule_template_avx2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                         std::byte*) noexcept;
+char* rule_template_sse4_2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                           std::byte*) noexcept;
 
 namespace morse {
 // Defined in generators/simd/morse_encode_<arch>.cpp.
@@ -36,14 +39,45 @@ std::array<kernel_arch, 6> const& table() noexcept {
     // pext/pdep BMI2; its FizzBuzz kernels are those of avx512vbmi.
     bool const vbmi2 = vbmi && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("gfni") &&
                        __builtin_cpu_supports("bmi2");
+    // One row per instruction set, holding every kernel it has (nullptr: none, the scalar path).
     return std::array<kernel_arch, 6>{{
-        {"avx512vbmi2", 254, fizzbuzz_blocks_avx512vbmi, vbmi2, 64, rule_template_avx512bw,
-         morse::morse_encode_avx512vbmi2},
-        {"avx512vbmi", 254, fizzbuzz_blocks_avx512vbmi, vbmi, 64, rule_template_avx512bw},
-        {"avx512bw", 254, fizzbuzz_blocks_avx512bw, avx512, 64, rule_template_avx512bw},
-        {"avx2", 126, fizzbuzz_blocks_avx2, __builtin_cpu_supports("avx2") != 0, 32, rule_template_avx2},
-        {"sse4.2", 62, fizzbuzz_blocks_sse4_2, __builtin_cpu_supports("sse4.2") != 0, 16, rule_template_sse4_2},
-        {"scalar", 0, nullptr, true, 0},
+        {.name = "avx512vbmi2",
+         .max_prefix = 254,
+         .blocks = fizzbuzz_blocks_avx512vbmi,
+         .available = vbmi2,
+         .vector_bytes = 64,
+         .rules = rule_template_avx512bw,
+         .morse_encode = morse::morse_encode_avx512vbmi2,
+         .morse_blocks = morse_fizzbuzz_blocks_avx512bw},
+        {.name = "avx512vbmi",
+         .max_prefix = 254,
+         .blocks = fizzbuzz_blocks_avx512vbmi,
+         .available = vbmi,
+         .vector_bytes = 64,
+         .rules = rule_template_avx512bw,
+         .morse_blocks = morse_fizzbuzz_blocks_avx512bw},
+        {.name = "avx512bw",
+         .max_prefix = 254,
+         .blocks = fizzbuzz_blocks_avx512bw,
+         .available = avx512,
+         .vector_bytes = 64,
+         .rules = rule_template_avx512bw,
+         .morse_blocks = morse_fizzbuzz_blocks_avx512bw},
+        {.name = "avx2",
+         .max_prefix = 126,
+         .blocks = fizzbuzz_blocks_avx2,
+         .available = __builtin_cpu_supports("avx2") != 0,
+         .vector_bytes = 32,
+         .rules = rule_template_avx2,
+         .morse_blocks = morse_fizzbuzz_blocks_avx2},
+        {.name = "sse4.2",
+         .max_prefix = 62,
+         .blocks = fizzbuzz_blocks_sse4_2,
+         .available = __builtin_cpu_supports("sse4.2") != 0,
+         .vector_bytes = 16,
+         .rules = rule_template_sse4_2,
+         .morse_blocks = morse_fizzbuzz_blocks_sse4_2},
+        {.name = "scalar", .available = true},
     }};
   }();
   return archs;

@@ -14,22 +14,31 @@ struct rule_template;
 /// Writes 30-line classic FizzBuzz blocks; see fizzbuzz_blocks.
 using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
-/// Writes custom-rules lines with the template kernel (generators/rule_template.hpp); nullptr when
-/// this arch's vectors are too narrow for the width or the longest word line.
+/// Writes custom-rules lines with the template kernel (generators/rule_template.hpp) using the
+/// 64-aligned `scratch` of t.scratch_bytes bytes; nullptr when this arch's vectors are too narrow
+/// for the width or the longest word line.
 using template_fn = char* (*)(char* out, rule_template const& t, char const* number, std::size_t width,
-                              std::uint64_t phase, std::uint64_t lines) noexcept;
+                              std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept;
+
+/// Writes 30-line classic FizzBuzz blocks in Morse; see generators/morse_fizzbuzz_kernel.hpp.
+using morse_blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
 /// Encodes n bytes to Morse as morse::encode_eager does (generators/morse_encode_kernel.hpp).
 using morse_encode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
 
+/// One instruction set and every kernel the binary has for it (as simdutf's implementation
+/// objects): a generator is given one kernel_arch and takes each of its kernels from it, never by
+/// the arch's name. A kernel an arch lacks is nullptr, and the generator then takes its scalar
+/// path. A new kernel is a new member here, set in every row of generators/arch.cpp's table.
 struct kernel_arch {
   std::string_view name;
-  std::size_t max_prefix = 0;              ///< longest prefix (digits - 1) the vector kernel takes
-  blocks_fn blocks = nullptr;              ///< nullptr: the scalar reference path only
+  std::size_t max_prefix = 0;              ///< longest prefix (digits - 1) `blocks` takes
+  blocks_fn blocks = nullptr;              ///< classic FizzBuzz; nullptr: the scalar reference path only
   bool available = false;                  ///< the CPU can run it
-  std::size_t vector_bytes = 0;            ///< bytes the kernel may store past its end
+  std::size_t vector_bytes = 0;            ///< bytes the kernels may store past their end
   template_fn rules = nullptr;             ///< the custom-rules template kernel; nullptr: the table path only
   morse_encode_fn morse_encode = nullptr;  ///< the Morse encoder kernel; nullptr: the scalar encoder
+  morse_blocks_fn morse_blocks = nullptr;  ///< classic FizzBuzz in Morse; nullptr: scalar lines encoded
 };
 
 /// Every arch the binary carries, best first; the last is "scalar", always available.

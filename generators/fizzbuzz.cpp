@@ -61,22 +61,26 @@ fizzbuzz::fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint6
       template_->plan_widths(first, last, arch_->vector_bytes);
     }
   }
-  // The vector kernel, and the table path's fixed-size copies, store past the last line.
+  // The vector kernel, and the table path's fixed-size copies, store past the last line. After
+  // that (64-aligned wherever out starts) the fill's scratch: the line state, then the template
+  // kernel's vectors, so that fill allocates nothing.
   capacity_ += std::max(arch_->vector_bytes, kCopy);
+  scratch_offset_ = capacity_;
+  template_scratch_ = (plan_.scratch_bytes() + 63) / 64 * 64;
+  capacity_ += 64 + template_scratch_ + (template_ ? template_->scratch_bytes : 0);
 }
 
-char* fizzbuzz::table_lines(char* p, std::string const& first, std::uint64_t phase,
-                            std::uint64_t count) const noexcept {
-  // The number with padding, so that it too can be copied kCopy bytes at a time. Chunks never mix
-  // digit widths, so the width stays fixed.
-  std::size_t const width = first.size();
-  std::vector<char> number(width + kCopy, '\0');
-  std::memcpy(number.data(), first.data(), width);
-  char* const last = number.data() + width - 1;
+char* fizzbuzz::table_lines(char* p, line_state& first, std::uint64_t phase, std::uint64_t count) const noexcept {
+  // The number is followed by width_plan::kDigitSlack >= kCopy readable bytes, so that it too can
+  // be copied kCopy bytes at a time. Chunks never mix digit widths, so the width stays fixed.
+  static_assert(width_plan::kDigitSlack >= kCopy);
+  std::size_t const width = first.width;
+  char* const digits = first.digits;
+  char* const last = digits + width - 1;
   char const* const words = table_words_.data();
   for (std::uint64_t line = 0; line < count; ++line) {
     table_entry const e = table_[phase];
-    char const* src = e.length != 0 ? words + e.offset : number.data();
+    char const* src = e.length != 0 ? words + e.offset : digits;
     std::size_t const n = e.length != 0 ? e.length : width;
     if (n <= kCopy)
       std::memcpy(p, src, kCopy);  // one fixed-size copy: the tail is overwritten by what follows
@@ -89,7 +93,7 @@ char* fizzbuzz::table_lines(char* p, std::string const& first, std::uint64_t pha
       ++*last;
     } else {
       char* d = last;
-      while (*d == '9' && d > number.data()) *d-- = '0';
+      while (*d == '9' && d > digits) *d-- = '0';
       ++*d;  // chunks never cross a width, so only the increment after the last line can overflow,
              // and that value is never written
     }
@@ -99,23 +103,24 @@ char* fizzbuzz::table_lines(char* p, std::string const& first, std::uint64_t pha
 
 std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {
   char* const begin = reinterpret_cast<char*>(out.data());
-  line_state s = plan_.start(c);
-  auto const scalar = [&](char* p, std::uint64_t n) { return plain_lines(p, s.number, s.residue, rules_, n); };
+  std::byte* const scratch = align_up_64(out.data() + scratch_offset_);
+  line_state s = plan_.start(c, scratch);
+  auto const scalar = [&](char* p, std::uint64_t n) { return plain_lines(p, s, rules_, n); };
   if (!classic_) {
     if (period_ == 0) return static_cast<std::size_t>(scalar(begin, c.lines) - begin);
     // Chunks never mix widths, so the template kernel takes a whole chunk or none of it.
-    if (template_ && s.number.size() >= 2) {
+    if (template_ && s.width >= 2) {
       std::uint64_t const q = template_->block_lines;
       std::uint64_t const phase = (from_mod_block_ + c.first_line % q) % q;
-      if (char* end = arch_->rules(begin, *template_, s.number.data(), s.number.size(), phase, c.lines))
+      if (char* end = arch_->rules(begin, *template_, s.digits, s.width, phase, c.lines, scratch + template_scratch_))
         return static_cast<std::size_t>(end - begin);
     }
     std::uint64_t const phase = (from_mod_period_ + c.first_line % period_) % period_;
-    return static_cast<std::size_t>(table_lines(begin, s.number, phase, c.lines) - begin);
+    return static_cast<std::size_t>(table_lines(begin, s, phase, c.lines) - begin);
   }
   std::uint64_t const mod30 = (plan_.from_mod30() + c.first_line % 30) % 30;
-  return static_cast<std::size_t>(
-      classic_walk(begin, s.number, mod30, c.lines, arch_->max_prefix, arch_->blocks, scalar) - begin);
+  return static_cast<std::size_t>(classic_walk(begin, s, mod30, c.lines, arch_->max_prefix, arch_->blocks, scalar) -
+                                  begin);
 }
 
 }  // namespace fizzgen

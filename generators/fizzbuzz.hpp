@@ -27,6 +27,7 @@ class fizzbuzz final : public generator {
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_.plan(index); }
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines(); }
 
   /// The most lines any chunk holds.
   std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }
@@ -54,8 +55,10 @@ class fizzbuzz final : public generator {
   /// kernel writes every chunk of width >= 2 it can (the table path the rest).
   std::optional<rule_template> template_;
   std::uint64_t from_mod_block_ = 0;  ///< from mod template_->block_lines
-  char* table_lines(char* p, std::string const& first, std::uint64_t phase, std::uint64_t count) const noexcept;
-  std::size_t capacity_ = 0;
+  char* table_lines(char* p, line_state& first, std::uint64_t phase, std::uint64_t count) const noexcept;
+  std::size_t capacity_ = 0;          ///< the lines, their slack, then 64 + the scratch (fill)
+  std::size_t scratch_offset_ = 0;    ///< where the scratch begins (then aligned up to 64)
+  std::size_t template_scratch_ = 0;  ///< offset of the template kernel's part of the scratch
   kernel_arch const* arch_;
   bool classic_ = false;  ///< rules are 3:Fizz 5:Buzz: the vector kernel applies
 };

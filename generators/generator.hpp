@@ -43,6 +43,9 @@ class generator {
   /// True when chunks with the same number of lines always have identical bytes, so a buffer
   /// filled once can be emitted again and again without being rewritten.
   virtual bool constant() const noexcept { return false; }
+  /// The number of lines the stream holds, nullopt when unbounded (what --progress shows the
+  /// percent of).
+  virtual std::optional<std::uint64_t> total_lines() const noexcept { return std::nullopt; }
 };
 
 }  // namespace fizzgen

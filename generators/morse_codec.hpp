@@ -1,9 +1,9 @@
 #pragma once
-// Fast Morse encoding and decoding of byte chunks (MORSE.md conventions). Pure functions of their
+// Fast Morse encoding and decoding of byte chunks (docs/morse.md). Pure functions of their
 // input, no I/O, no threads: engine/morse_stream runs them on every core and stitches the chunks.
 //
 // Encoding works "eagerly": every coded byte becomes its code and a space, and a '\n', '\t' or '\r'
-// takes back a space written just before it within the same chunk. The MORSE.md stream is the eager
+// takes back a space written just before it within the same chunk. The docs/morse.md stream is the eager
 // chunks stitched by encode_joiner, which holds back each chunk's trailing space until it knows
 // whether the next chunk takes it back; so any chunking gives the same bytes.
 
@@ -31,13 +31,13 @@ std::size_t encode_eager(std::span<char const> in, char* out) noexcept;
 /// encode_eager with arch's vector kernel (the same bytes), or the scalar path where it has none.
 std::size_t encode_eager(std::span<char const> in, char* out, kernel_arch const& arch) noexcept;
 
-/// The MORSE.md encoding of a whole stream (eager, minus the final trailing space).
+/// The docs/morse.md encoding of a whole stream (eager, minus the final trailing space).
 std::string encode(std::string_view in);
 
 /// encode with arch's kernel.
 std::string encode(std::string_view in, kernel_arch const& arch);
 
-/// Stitches eagerly encoded chunks, given in stream order, into the MORSE.md stream.
+/// Stitches eagerly encoded chunks, given in stream order, into the docs/morse.md stream.
 class encode_joiner {
  public:
   struct piece {
@@ -45,7 +45,7 @@ class encode_joiner {
     std::span<char const> body;  ///< the chunk minus its trailing space, which is held back
   };
   /// What to write for the next chunk's eager encoding. The last space held is never written:
-  /// MORSE.md drops the stream's final trailing space.
+  /// docs/morse.md drops the stream's final trailing space.
   piece next(std::span<char const> eager) noexcept;
 
  private:

@@ -11,17 +11,6 @@
 namespace fizzgen {
 namespace {
 
-/// The Morse block kernel for a kernel arch, by name: arch.hpp describes the plain FizzBuzz
-/// kernels, and the Morse ones follow the same instruction sets. nullptr for "scalar".
-morse_blocks_fn kernel_for(kernel_arch const& arch) noexcept {
-  if (arch.blocks == nullptr) return nullptr;
-  if (arch.name == "avx512vbmi2" || arch.name == "avx512vbmi" || arch.name == "avx512bw")
-    return morse_fizzbuzz_blocks_avx512bw;
-  if (arch.name == "avx2") return morse_fizzbuzz_blocks_avx2;
-  if (arch.name == "sse4.2") return morse_fizzbuzz_blocks_sse4_2;
-  return nullptr;
-}
-
 /// A number's Morse line at width d: five symbols and a space per digit, the last space taken
 /// back by the newline.
 constexpr std::uint64_t number_line_bytes(std::size_t width) noexcept { return 6 * std::uint64_t{width}; }
@@ -79,23 +68,27 @@ morse_fizzbuzz::morse_fizzbuzz(decimal const& from, rule_set rules, std::optiona
           [words = words_line_bound(rules_)](std::size_t width) {
             return std::max(static_cast<std::size_t>(number_line_bytes(width)), words);
           }),
-      // The kernel and the encoder store a little past the last line.
-      capacity_(plan_.capacity() + std::max(kMorseKernelSlack, morse::kStoreSlack)),
+      // The kernel and the encoder store a little past the last line. After that (64-aligned
+      // wherever out starts) the fill's scratch: the line state, then a batch of plain lines for
+      // the encoder, so that fill allocates nothing.
+      scratch_offset_(plan_.capacity() + std::max(kMorseKernelSlack, morse::kStoreSlack)),
+      plain_offset_((plan_.scratch_bytes() + 63) / 64 * 64),
+      plain_bytes_(std::max({kPlainBatch, plan_.max_width() + 2, longest_plain_})),
+      capacity_(scratch_offset_ + 64 + plain_offset_ + plain_bytes_),
       arch_(&arch) {
-  if (rules_ == classic_rules()) kernel_ = kernel_for(arch);
+  if (rules_ == classic_rules()) kernel_ = arch.morse_blocks;
 }
 
-char* morse_fizzbuzz::scalar_lines(char* out, std::string& number, std::vector<std::uint64_t>& residue,
-                                   std::uint64_t count) const noexcept {
+char* morse_fizzbuzz::scalar_lines(char* out, line_state& s, char* plain, std::uint64_t count) const noexcept {
   // The plain lines, a batch at a time, then the encoder over the batch: each line ends in '\n',
   // which takes back its last space, so encoding lines together equals encoding them one by one.
-  std::size_t const line_max = std::max(number.size() + 2, longest_plain_);
-  std::uint64_t const batch = std::max<std::uint64_t>(1, 8192 / line_max);
-  std::string plain(static_cast<std::size_t>(std::min(batch, count)) * line_max, '\0');
+  // A batch takes at most max(kPlainBatch, line_max) <= plain_bytes_ bytes.
+  std::size_t const line_max = std::max(s.width + 2, longest_plain_);
+  std::uint64_t const batch = std::max<std::uint64_t>(1, kPlainBatch / line_max);
   while (count > 0) {
     std::uint64_t const n = std::min(batch, count);
-    char* const p = plain_lines(plain.data(), number, residue, rules_, n);
-    out += morse::encode_eager({plain.data(), static_cast<std::size_t>(p - plain.data())}, out);
+    char* const p = plain_lines(plain, s, rules_, n);
+    out += morse::encode_eager({plain, static_cast<std::size_t>(p - plain)}, out);
     count -= n;
   }
   return out;
@@ -103,12 +96,13 @@ char* morse_fizzbuzz::scalar_lines(char* out, std::string& number, std::vector<s
 
 std::size_t morse_fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {
   char* const begin = reinterpret_cast<char*>(out.data());
-  line_state s = plan_.start(c);
-  auto const scalar = [&](char* p, std::uint64_t n) { return scalar_lines(p, s.number, s.residue, n); };
+  std::byte* const scratch = align_up_64(out.data() + scratch_offset_);
+  line_state s = plan_.start(c, scratch);
+  char* const plain = reinterpret_cast<char*>(scratch + plain_offset_);
+  auto const scalar = [&](char* p, std::uint64_t n) { return scalar_lines(p, s, plain, n); };
   if (kernel_ == nullptr) return static_cast<std::size_t>(scalar(begin, c.lines) - begin);
   std::uint64_t const mod30 = (plan_.from_mod30() + c.first_line % 30) % 30;
-  return static_cast<std::size_t>(classic_walk(begin, s.number, mod30, c.lines, kMorseMaxPrefix, kernel_, scalar) -
-                                  begin);
+  return static_cast<std::size_t>(classic_walk(begin, s, mod30, c.lines, kMorseMaxPrefix, kernel_, scalar) - begin);
 }
 
 }  // namespace fizzgen

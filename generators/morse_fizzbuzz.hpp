@@ -1,6 +1,6 @@
 #pragma once
 // The FizzBuzz stream in Morse: every line of the plain stream (any start, any rules) encoded by
-// the MORSE.md rules, so `1` is ".----", `Fizz` is "..-. .. --.. --..", each line ends in '\n'.
+// the docs/morse.md rules, so `1` is ".----", `Fizz` is "..-. .. --.. --..", each line ends in '\n'.
 // A rule word with no encodable character (say "###") gives an empty line, exactly what encoding
 // the plain stream gives.
 
@@ -32,6 +32,7 @@ class morse_fizzbuzz final : public generator {
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_.plan(index); }
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines(); }
 
   /// The most lines any chunk holds.
   std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }
@@ -40,12 +41,16 @@ class morse_fizzbuzz final : public generator {
   bool uses_kernel() const noexcept { return kernel_ != nullptr; }
 
  private:
-  char* scalar_lines(char* out, std::string& number, std::vector<std::uint64_t>& residue,
-                     std::uint64_t count) const noexcept;
+  /// Plain lines encoded a batch of about this many bytes at a time.
+  static constexpr std::size_t kPlainBatch = 8192;
+  char* scalar_lines(char* out, line_state& s, char* plain, std::uint64_t count) const noexcept;
 
   rule_set rules_;
   std::size_t longest_plain_ = 0;  ///< the longest plain line of words, newline included
   width_plan plan_;
+  std::size_t scratch_offset_ = 0;  ///< after the lines and their slack: the scratch, aligned up to 64
+  std::size_t plain_offset_ = 0;    ///< the plain-lines batch, within the scratch
+  std::size_t plain_bytes_ = 0;
   std::size_t capacity_ = 0;
   kernel_arch const* arch_;
   morse_blocks_fn kernel_ = nullptr;  ///< classic rules on a vector arch; nullptr: scalar lines

@@ -9,7 +9,7 @@
 //
 // Like fizzbuzz_kernel.hpp, this only declares; generators/simd/morse_fizzbuzz_<arch>.cpp
 // instantiate the template of morse_fizzbuzz_kernel_impl.hpp, each compiled for its instruction
-// set, and morse_fizzbuzz picks one by the kernel_arch's name.
+// set, and generators/arch.cpp puts each in its arch's row (kernel_arch::morse_blocks).
 
 #include <cstddef>
 #include <cstdint>
@@ -21,12 +21,11 @@ inline constexpr std::size_t kMorseMaxPrefix = 64;
 /// Bytes a kernel may store past the end it returns.
 inline constexpr std::size_t kMorseKernelSlack = 64;
 
-/// Writes `blocks` 30-line classic FizzBuzz blocks in Morse, the first starting at number 30k+1
-/// whose first d-1 digits are prefix[0..prefix_len). Requires 1 <= prefix_len <= kMorseMaxPrefix
-/// and that every number written keeps d digits. Stores up to kMorseKernelSlack bytes past the
-/// returned end. On return prefix holds the prefix of the next block.
-using morse_blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
-
+/// The contract of kernel_arch::morse_blocks (generators/arch.hpp): writes `blocks` 30-line classic
+/// FizzBuzz blocks in Morse, the first starting at number 30k+1 whose first d-1 digits are
+/// prefix[0..prefix_len). Requires 1 <= prefix_len <= kMorseMaxPrefix and that every number
+/// written keeps d digits. Stores up to kMorseKernelSlack bytes past the returned end. On return
+/// prefix holds the prefix of the next block.
 char* morse_fizzbuzz_blocks_sse4_2(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 char* morse_fizzbuzz_blocks_avx2(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 char* morse_fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;

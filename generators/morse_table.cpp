@@ -10,7 +10,7 @@ struct entry {
   std::string_view code;
 };
 
-// MORSE.md's table in its order, which is also the decoder's order of preference for shared codes.
+// The table of docs/morse.md; where codes are shared, the first here is what the decoder gives.
 constexpr entry kTable[] = {
     {'A', ".-"},     {'B', "-..."},   {'C', "-.-."},    {'D', "-.."},    {'E', "."},
     {'F', "..-."},   {'G', "--."},    {'H', "...."},    {'I', ".."},     {'J', ".---"},

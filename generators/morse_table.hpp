@@ -1,5 +1,5 @@
 #pragma once
-// The Morse table of /work/shared/MORSE.md (ITU-R M.1677-1 plus the usual extensions) and the
+// The Morse table of docs/morse.md (ITU-R M.1677-1 plus the usual extensions) and the
 // byte classes the encoder and decoder share. Everything else Morse builds on these few lookups.
 
 #include <cstdint>

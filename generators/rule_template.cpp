@@ -94,6 +94,10 @@ void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t
     if (w == 0) break;  // wider numbers do not fit either
     if (plans.size() <= width) plans.resize(width + 1);
     plans[width] = plan_block(*this, width, w);
+    // rule_template_fill's scratch: the images, a prefix per group of ten (and one more), the
+    // hundred two-digit vectors, each part 64-aligned.
+    std::size_t const groups = block_lines / 10;
+    scratch_bytes = std::max(scratch_bytes, plans[width].images.size() + 64 + (groups + 1 + 100) * w + 64);
   }
 }
 

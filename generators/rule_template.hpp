@@ -53,6 +53,9 @@ struct rule_template {
   std::vector<std::string> words;  ///< the distinct word lines, without the newline
   std::size_t longest_word = 0;
   std::vector<block_plan> plans;  ///< by digit width
+  /// Bytes of scratch (64-aligned) the kernel needs for the planned widths: the block's images,
+  /// prefixes and two-digit table, kept there so that a fill allocates nothing.
+  std::size_t scratch_bytes = 0;
 
   /// Blocks longer than this go line by line: a plan holds about 10 bytes per line and width.
   static constexpr std::uint64_t kMaxPlannedBlock = 20000;
@@ -77,10 +80,10 @@ struct rule_template_fill {
   /// Writes `lines` lines from the number whose `width` >= 2 digits are at `number`, which is
   /// `phase` mod t.block_lines; every number written must keep `width` digits. Stores up to one
   /// vector (Arch's width) past the returned end. Requires width + 1 and t.longest_word + 1 to be
-  /// at most Arch's vector width.
+  /// at most Arch's vector width, and `scratch` to hold t.scratch_bytes bytes, 64-aligned.
   template <class Arch>
   char* operator()(Arch, char* out, rule_template const& t, char const* number, std::size_t width, std::uint64_t phase,
-                   std::uint64_t lines) const noexcept;
+                   std::uint64_t lines, std::byte* scratch) const noexcept;
 };
 
 }  // namespace fizzgen

@@ -6,6 +6,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -44,7 +45,7 @@ rule_batch<Arch> next_prefix(rule_batch<Arch> p, rule_batch<Arch> one, std::size
 
 template <class Arch>
 char* rule_template_fill::operator()(Arch, char* out, rule_template const& t, char const* number, std::size_t width,
-                                     std::uint64_t phase, std::uint64_t lines) const noexcept {
+                                     std::uint64_t phase, std::uint64_t lines, std::byte* scratch) const noexcept {
   using batch = rule_batch<Arch>;
   constexpr std::size_t w = batch::size;
   std::size_t const len = width - 1;  // the prefix: every digit but the units
@@ -122,28 +123,33 @@ char* rule_template_fill::operator()(Arch, char* out, rule_template const& t, ch
   std::vector<block_store> const& stores = plan->stores;
   std::vector<std::uint8_t> const& images = plan->images;
   std::size_t const block_bytes = plan->block_bytes;
-  std::vector<batch> image_of(images.size() / w);
-  for (std::size_t i = 0; i < image_of.size(); ++i) image_of[i] = batch::load_unaligned(&images[i * w]);
+  // The block's vectors live in the caller's scratch (t.scratch_bytes, 64-aligned): w-byte slots,
+  // read and written with aligned loads and stores. image_of[i]: image i; prefix[g]: the prefix of
+  // group g; low[t]: t's two digits at the prefix's last bytes.
+  std::uint8_t* const image_of = reinterpret_cast<std::uint8_t*>(scratch);
+  std::memcpy(image_of, images.data(), images.size());
   std::uint32_t const groups = static_cast<std::uint32_t>(q / 10);
-  std::vector<batch> prefix(groups + 1);
-  std::vector<batch> low(len >= 2 ? 100 : 0);  // low[t]: t's two digits at the prefix's last bytes
+  std::uint8_t* const prefix = image_of + (images.size() + 63) / 64 * 64;
+  std::uint8_t* const low = prefix + (groups + 1) * w;
+  auto const at = [](std::uint8_t* base, std::size_t i) { return base + i * w; };
   batch high_mask(std::uint8_t{0});
   if (len >= 2) {
     alignas(64) std::uint8_t b[w] = {};
     for (unsigned v = 0; v < 100; ++v) {
       b[len - 2] = static_cast<std::uint8_t>('0' + v / 10);
       b[len - 1] = static_cast<std::uint8_t>('0' + v % 10);
-      low[v] = batch::load_aligned(b);
+      std::memcpy(at(low, v), b, w);
     }
     std::memset(b, 0, sizeof b);
     std::memset(b, 0xFF, len - 2);
     high_mask = batch::load_aligned(b);
   }
-  prefix[groups] = batch(std::uint8_t{0});
+  batch(std::uint8_t{0}).store_aligned(at(prefix, groups));
   while (left >= q) {
     if (len < 2) {  // numbers 10..99: too few to matter
-      prefix[0] = p;
-      for (std::uint32_t g = 1; g < groups; ++g) prefix[g] = next_prefix<Arch>(prefix[g - 1], one, len);
+      p.store_aligned(at(prefix, 0));
+      for (std::uint32_t g = 1; g < groups; ++g)
+        next_prefix<Arch>(batch::load_aligned(at(prefix, g - 1)), one, len).store_aligned(at(prefix, g));
     } else {
       // The prefix is high | low[t], t its last two digits: within a hundred no carries at all,
       // where a carry-checked increment per group mispredicts at every tenth.
@@ -153,17 +159,19 @@ char* rule_template_fill::operator()(Arch, char* out, rule_template const& t, ch
       batch high = p & high_mask;
       for (std::uint32_t g = 0; g < groups; ++g, ++last2) {
         if (last2 == 100) [[unlikely]] {
-          high = next_prefix<Arch>(high | low[99], one, len) & high_mask;
+          high = next_prefix<Arch>(high | batch::load_aligned(at(low, 99)), one, len) & high_mask;
           last2 = 0;
         }
-        prefix[g] = high | low[last2];
+        (high | batch::load_aligned(at(low, last2))).store_aligned(at(prefix, g));
       }
     }
-    for (block_store const& s : stores) (image_of[s.image] | prefix[s.group]).store_unaligned(o + s.offset);
+    for (block_store const& s : stores)
+      (batch::load_aligned(at(image_of, s.image)) | batch::load_aligned(at(prefix, s.group)))
+          .store_unaligned(o + s.offset);
     o += block_bytes;
     left -= q;
     if (left == 0) return reinterpret_cast<char*>(o);
-    p = next_prefix<Arch>(prefix[groups - 1], one, len);
+    p = next_prefix<Arch>(batch::load_aligned(at(prefix, groups - 1)), one, len);
   }
   line_by_line(0);
   return reinterpret_cast<char*>(o);

@@ -16,7 +16,7 @@ std::uint64_t rule_period(rule_set const& rules, std::uint64_t cap) {
   return p;
 }
 
-std::uint64_t lines_before_rollover(std::string const& n) noexcept {
+std::uint64_t lines_before_rollover(std::string_view n) noexcept {
   constexpr std::size_t kExact = 19;  // 10^19 < 2^64
   std::size_t const d = n.size();
   std::size_t const head = d > kExact ? d - kExact : 0;
@@ -30,9 +30,9 @@ std::uint64_t lines_before_rollover(std::string const& n) noexcept {
   return pow10 - tail;
 }
 
-char* plain_lines(char* p, std::string& number, std::vector<std::uint64_t>& residue, rule_set const& rules,
-                  std::uint64_t count) noexcept {
+char* plain_lines(char* p, line_state& s, rule_set const& rules, std::uint64_t count) noexcept {
   std::size_t const n_rules = rules.size();
+  std::uint64_t* const residue = s.residue;
   for (std::uint64_t line = 0; line < count; ++line) {
     bool matched = false;
     for (std::size_t r = 0; r < n_rules; ++r) {
@@ -44,17 +44,20 @@ char* plain_lines(char* p, std::string& number, std::vector<std::uint64_t>& resi
       if (++residue[r] == rules[r].divisor) residue[r] = 0;
     }
     if (!matched) {
-      std::memcpy(p, number.data(), number.size());
-      p += number.size();
+      std::memcpy(p, s.digits, s.width);
+      p += s.width;
     }
     *p++ = '\n';
-    // Decimal increment in place: trailing nines roll over to zeros.
-    auto i = number.size();
-    while (i > 0 && number[i - 1] == '9') number[--i] = '0';
-    if (i == 0)
-      number.insert(number.begin(), '1');
-    else
-      ++number[i - 1];
+    // Decimal increment in place: trailing nines roll over to zeros, and all nines to a 1 and
+    // zeros, one digit wider (line_state keeps a byte for it).
+    std::size_t i = s.width;
+    while (i > 0 && s.digits[i - 1] == '9') s.digits[--i] = '0';
+    if (i == 0) {
+      s.digits[s.width++] = '0';
+      s.digits[0] = '1';
+    } else {
+      ++s.digits[i - 1];
+    }
   }
   return p;
 }
@@ -102,8 +105,48 @@ std::optional<chunk> width_plan::plan(std::uint64_t index) const noexcept {
   return chunk{index, first, std::min(seg->lines_per_chunk, end - first)};
 }
 
-line_state width_plan::start(chunk const& c) const {
-  line_state s{std::string(from_.plus(c.first_line).digits()), std::vector<std::uint64_t>(rules_.size())};
+namespace {
+
+/// Digits start() has room for: from + any 64-bit offset, whose carry adds at most one digit.
+std::size_t sum_digits(decimal const& from) noexcept { return std::max<std::size_t>(from.digits().size(), 20) + 1; }
+
+/// The digit bytes of a line_state: the sum, one more for a roll-over, the slack; 8-aligned.
+std::size_t digit_bytes(decimal const& from) noexcept {
+  return (sum_digits(from) + 1 + width_plan::kDigitSlack + 7) / 8 * 8;
+}
+
+}  // namespace
+
+std::size_t width_plan::max_width() const noexcept { return sum_digits(from_) + 1; }
+
+std::size_t width_plan::scratch_bytes() const noexcept {
+  return digit_bytes(from_) + rules_.size() * sizeof(std::uint64_t);
+}
+
+line_state width_plan::start(chunk const& c, std::byte* scratch) const noexcept {
+  line_state s;
+  s.digits = reinterpret_cast<char*>(scratch);
+  s.residue = reinterpret_cast<std::uint64_t*>(scratch + digit_bytes(from_));
+  // from + first_line, as decimal::plus does it, in place: from's digits right-aligned in room
+  // for the sum, the offset added from the units up, then the leading zeros dropped.
+  std::size_t const room = sum_digits(from_);
+  std::string_view const f = from_.digits();
+  std::memset(s.digits, '0', room - f.size());
+  std::memcpy(s.digits + (room - f.size()), f.data(), f.size());
+  std::uint64_t n = c.first_line;
+  unsigned carry = 0;
+  for (std::size_t i = room; i > 0 && (n != 0 || carry != 0); --i) {
+    unsigned const d = static_cast<unsigned>(s.digits[i - 1] - '0') + static_cast<unsigned>(n % 10) + carry;
+    n /= 10;
+    carry = d / 10;
+    s.digits[i - 1] = static_cast<char>('0' + d % 10);
+  }
+  std::size_t lead = 0;
+  while (lead + 1 < room && s.digits[lead] == '0') ++lead;
+  s.width = room - lead;
+  std::memmove(s.digits, s.digits + lead, s.width);
+  std::memset(s.digits + s.width, 0,
+              room + 1 + kDigitSlack - s.width);  // what the table path's copies read past the digits
   for (std::size_t r = 0; r < rules_.size(); ++r)
     s.residue[r] = static_cast<std::uint64_t>(
         (static_cast<uint128>(from_residues_[r]) + c.first_line % rules_[r].divisor) % rules_[r].divisor);

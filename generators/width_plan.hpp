@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "generators/decimal.hpp"
@@ -22,18 +23,30 @@ namespace fizzgen {
 std::uint64_t rule_period(rule_set const& rules, std::uint64_t cap);
 
 /// 10^d - n for the d-digit number n: how many lines keep the current width. Saturates.
-std::uint64_t lines_before_rollover(std::string const& n) noexcept;
+std::uint64_t lines_before_rollover(std::string_view n) noexcept;
 
-/// Writes `count` plain lines at p the obvious way, one at a time, advancing `number` (its digits)
-/// and `residue` (the number mod each rule's divisor); returns the end.
-char* plain_lines(char* p, std::string& number, std::vector<std::uint64_t>& residue, rule_set const& rules,
-                  std::uint64_t count) noexcept;
+/// p rounded up to a multiple of 64: where a fill's scratch starts in the spare bytes a generator
+/// keeps at the end of its buffer (the buffer's own alignment is the caller's).
+inline std::byte* align_up_64(std::byte* p) noexcept {
+  auto const a = reinterpret_cast<std::uintptr_t>(p);
+  return p + (64 - a % 64) % 64;
+}
 
-/// Where a chunk starts: its first number's digits and residues.
+/// The current line of a fill: its number's digits and residues, kept in scratch memory that the
+/// generator carves from the end of the output buffer (width_plan::scratch_bytes), so that a fill
+/// allocates nothing.
 struct line_state {
-  std::string number;
-  std::vector<std::uint64_t> residue;
+  char* digits = nullptr;  ///< [0, width): the number; one more byte for a roll-over, then
+                           ///< width_plan::kDigitSlack readable bytes
+  std::size_t width = 0;
+  std::uint64_t* residue = nullptr;  ///< the number mod each rule's divisor
+
+  std::string_view number() const noexcept { return {digits, width}; }
 };
+
+/// Writes `count` plain lines at p the obvious way, one at a time, advancing s (its digits, which
+/// may grow by one at a roll-over, and its residues); returns the end.
+char* plain_lines(char* p, line_state& s, rule_set const& rules, std::uint64_t count) noexcept;
 
 /// The lines from..from+total_lines-1 cut into chunks of about chunk_bytes bytes that never mix
 /// digit widths, so that every line of a chunk is as wide as its first.
@@ -46,13 +59,23 @@ class width_plan {
              std::size_t chunk_bytes, std::function<double(std::size_t)> const& line_bytes,
              std::function<std::size_t(std::size_t)> const& longest);
 
+  /// Bytes the writers may read past a number's digits (the table path copies 32 at a time).
+  static constexpr std::size_t kDigitSlack = 32;
+
   std::optional<chunk> plan(std::uint64_t index) const noexcept;
-  /// The first number of chunk c and its residues.
-  line_state start(chunk const& c) const;
+  /// Bytes of scratch (8-aligned) that start() needs.
+  std::size_t scratch_bytes() const noexcept;
+  /// The most digits a line_state's number reaches (a roll-over after a chunk's last line included).
+  std::size_t max_width() const noexcept;
+  /// The first number of chunk c and its residues, kept in `scratch` (scratch_bytes() bytes,
+  /// 8-aligned). Allocates nothing.
+  line_state start(chunk const& c, std::byte* scratch) const noexcept;
   /// The most lines any chunk holds.
   std::uint64_t max_lines() const noexcept { return max_lines_; }
   /// The most bytes any chunk takes, before the writers' slack.
   std::size_t capacity() const noexcept { return capacity_; }
+  /// The lines planned, nullopt when unbounded.
+  std::optional<std::uint64_t> total_lines() const noexcept { return total_lines_; }
   /// from mod 30, for the classic rules' block walk.
   std::uint64_t from_mod30() const noexcept { return from_mod30_; }
 
@@ -79,15 +102,15 @@ class width_plan {
 /// which advances `number` (and whatever residues it keeps: after 30 lines, the residues mod 3 and
 /// 5 are what they were). Returns the end.
 template <class Blocks, class Scalar>
-char* classic_walk(char* p, std::string& number, std::uint64_t mod30, std::uint64_t lines, std::size_t max_prefix,
+char* classic_walk(char* p, line_state& number, std::uint64_t mod30, std::uint64_t lines, std::size_t max_prefix,
                    Blocks blocks, Scalar scalar) {
   for (std::uint64_t left = lines; left > 0;) {
-    std::size_t const width = number.size();
+    std::size_t const width = number.width;
     bool const kernel_width = width >= 2 && width - 1 <= max_prefix;
-    std::uint64_t const same_width = lines_before_rollover(number);
+    std::uint64_t const same_width = lines_before_rollover(number.number());
     std::uint64_t const n_blocks = mod30 == 1 && kernel_width ? std::min(left, same_width) / 30 : 0;
     if (n_blocks > 0) {
-      p = blocks(p, number.data(), width - 1, n_blocks);
+      p = blocks(p, number.digits, width - 1, n_blocks);
       left -= n_blocks * 30;  // 30 lines later the number is 30k+1 again
       continue;
     }

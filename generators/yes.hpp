@@ -20,6 +20,7 @@ class yes final : public generator {
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_(index); }
   std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
   bool constant() const noexcept override { return true; }
+  std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines; }
 
   std::string const& line() const noexcept { return line_; }
 

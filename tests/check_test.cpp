@@ -527,6 +527,11 @@ TEST(CheckMain, Ok) {
   EXPECT_EQ(m.err, "");
 }
 
+TEST(CheckMain, OneLineIsSingular) {
+  EXPECT_EQ(run_main(make("1"), "1\n").out, "fizzgen check: OK: 1 line, 2 bytes\n");
+  EXPECT_EQ(run_main(make("1"), "1\n2").out, "fizzgen check: OK: 1 line, 3 bytes (final line cut off after 1 byte)\n");
+}
+
 TEST(CheckMain, OkWithCutOffLine) {
   main_run const m = run_main(make("1"), reference_u64(1, {}, 14) + "Fizz");
   EXPECT_EQ(m.status, 0);

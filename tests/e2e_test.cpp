@@ -660,10 +660,12 @@ TEST_F(E2E, ShortOptionsAsHeadAndMakeHaveThem) {
 
 TEST_F(E2E, OneLineIsSingular) {
   outcome const progress = sh("$F -n 1 --progress=force >/dev/null");
-  EXPECT_NE(progress.err.find("] 1 line\n"), std::string::npos) << progress.err;
+  EXPECT_NE(progress.err.find("] 1 line 100%\n"), std::string::npos) << progress.err;  // --count: the total is known
   outcome const stats = sh("$F -n 1 -j 1 --stats >/dev/null");
   EXPECT_NE(stats.err.find(" in 1 chunk;"), std::string::npos) << stats.err;
-  EXPECT_NE(sh("$F -n 2 --progress=force >/dev/null").err.find("] 2 lines\n"), std::string::npos);
+  EXPECT_NE(sh("$F -n 2 --progress=force >/dev/null").err.find("] 2 lines 100%\n"), std::string::npos);
+  // check's verdict too.
+  EXPECT_EQ(sh("$F -n 1 | $F check").out, "fizzgen check: OK: 1 line, 2 bytes\n");
 }
 
 TEST_F(E2E, PipeSizeAboveTheSystemMaximumTakesTheMaximum) {

@@ -519,8 +519,8 @@ std::vector<oracle::rules> template_rule_sets() {
 std::uint64_t g_template_calls = 0;
 fizzgen::template_fn g_template_inner = nullptr;
 char* counting_template(char* out, fizzgen::rule_template const& t, char const* number, std::size_t width,
-                        std::uint64_t phase, std::uint64_t lines) noexcept {
-  char* const end = g_template_inner(out, t, number, width, phase, lines);
+                        std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
+  char* const end = g_template_inner(out, t, number, width, phase, lines, scratch);
   if (end != nullptr) ++g_template_calls;
   return end;
 }

@@ -23,6 +23,7 @@
 #include "cli/bench_child.hpp"
 #include "cli/progress.hpp"
 #include "cli/sink_cmd.hpp"
+#include "cli/units.hpp"
 #include "engine/run.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "output/sink.hpp"
@@ -57,8 +58,8 @@ TEST_F(Measure, SinkCountsEveryByteOfAPipe) {
     EXPECT_EQ(count(o.out, '\n'), 1u) << o.out;
     // The report: one line on stderr, naming bytes, rate and method.
     EXPECT_EQ(count(o.err, '\n'), 1u) << mode << ": " << o.err;
-    EXPECT_TRUE(contains(o.err, "5000001 bytes")) << o.err;
-    EXPECT_TRUE(contains(o.err, "GiB/s")) << o.err;
+    EXPECT_TRUE(contains(o.err, "fizzgen sink: 4.77 MiB (5000001 bytes) in ")) << o.err;
+    EXPECT_TRUE(contains(o.err, " MiB/s (") || contains(o.err, " GiB/s (")) << o.err;
   }
 }
 
@@ -265,9 +266,14 @@ TEST_F(Measure, ProgressOnlyOnATerminalUnlessForced) {
 TEST_F(Measure, ProgressThenStatsOnTheirOwnLines) {
   outcome const o = sh("$F --count 100000 --progress=force --stats > /dev/null");
   EXPECT_EQ(o.status, 0) << o.err;
-  std::size_t const stats = o.err.find("fizzgen: 0.");
+  std::size_t const stats = o.err.rfind("fizzgen: ", o.err.find(" s = "));
   ASSERT_NE(stats, std::string::npos) << o.err;
   EXPECT_EQ(o.err[stats - 1], '\n') << o.err;  // the progress line was finished first
+  // The total is known (--count): the final line says how much of it arrived; --stats's units
+  // fit the number (about 600 KiB, not "0.001 GiB").
+  std::string const last = o.err.substr(0, stats - 1);
+  EXPECT_TRUE(contains(last.substr(last.rfind('\r') + 1), "100000 lines 100%")) << o.err;
+  EXPECT_TRUE(contains(o.err.substr(stats), " KiB in ")) << o.err;
 }
 
 TEST_F(Measure, ProgressLineFinishedOnASignal) {
@@ -282,12 +288,63 @@ TEST_F(Measure, ProgressLineFinishedOnASignal) {
 
 TEST(ProgressFormat, Line) {
   using fizzgen::cli::format_progress;
-  EXPECT_EQ(format_progress(0, 0, 0, 0, false), "fizzgen: 0 B 0:00:00 [0 B/s] 0 lines");
-  EXPECT_EQ(format_progress(1610612736, 123, 3725.5, 536870912, false),
+  using view = fizzgen::cli::progress_view;
+  EXPECT_EQ(format_progress(view{}), "fizzgen: 0 B 0:00:00 [0 B/s] 0 lines");
+  EXPECT_EQ(format_progress(view{1610612736, 123, 3725.5, 536870912, false, {}}),
             "fizzgen: 1.50 GiB 1:02:05 [512 MiB/s] 123 lines");
-  EXPECT_EQ(format_progress(20ull << 30, 7, 8, 2.5 * (1 << 30), true),
+  EXPECT_EQ(format_progress(view{20ull << 30, 7, 8, 2.5 * (1 << 30), true, {}}),
             "fizzgen: 20.0 GiB 0:00:08 [2.50 GiB/s average] 7 lines");
-  EXPECT_EQ(format_progress(10, 1, 1, 10, true), "fizzgen: 10 B 0:00:01 [10 B/s average] 1 line");
+  EXPECT_EQ(format_progress(view{10, 1, 1, 10, true, {}}), "fizzgen: 10 B 0:00:01 [10 B/s average] 1 line");
+}
+
+TEST(ProgressFormat, PercentAndEtaOfAKnownTotal) {
+  using fizzgen::cli::format_progress;
+  using view = fizzgen::cli::progress_view;
+  // 1 GiB of 4 GiB after 2 s at 512 MiB/s: 25%, 3 GiB to go at 512 MiB/s.
+  EXPECT_EQ(format_progress(view{1ull << 30, 100, 2, 512 << 20, false, {4ull << 30, {}}}),
+            "fizzgen: 1.00 GiB 0:00:02 [512 MiB/s] 100 lines 25% ETA 0:00:06");
+  // A line count: the share of lines, the bytes to come estimated from it.
+  EXPECT_EQ(format_progress(view{1ull << 30, 250, 2, 512 << 20, false, {{}, 1000}}),
+            "fizzgen: 1.00 GiB 0:00:02 [512 MiB/s] 250 lines 25% ETA 0:00:06");
+  // Both: the nearer limit counts.
+  EXPECT_EQ(format_progress(view{1ull << 30, 500, 2, 512 << 20, false, {4ull << 30, 1000}}),
+            "fizzgen: 1.00 GiB 0:00:02 [512 MiB/s] 500 lines 50% ETA 0:00:02");
+  // The final line: the percent reached, no ETA.
+  EXPECT_EQ(format_progress(view{4ull << 30, 1000, 8, 512 << 20, true, {4ull << 30, {}}}),
+            "fizzgen: 4.00 GiB 0:00:08 [512 MiB/s average] 1000 lines 100%");
+  // No rate yet: no ETA.
+  EXPECT_EQ(format_progress(view{0, 0, 0, 0, false, {100, {}}}), "fizzgen: 0 B 0:00:00 [0 B/s] 0 lines 0%");
+}
+
+TEST(ProgressFormat, FitsTheTerminalWidth) {
+  using fizzgen::cli::format_progress;
+  using view = fizzgen::cli::progress_view;
+  view const v{1ull << 30, 123456789, 2, 512 << 20, false, {4ull << 30, {}}};
+  std::string const full = format_progress(v);
+  EXPECT_EQ(format_progress(v, 200), full);
+  EXPECT_EQ(format_progress(v, full.size() + 1), full);  // the last column stays free
+  // Fields go in a fixed order, least telling first: lines, the name, the ETA, the elapsed time.
+  EXPECT_EQ(format_progress(v, 60), "fizzgen: 1.00 GiB 0:00:02 [512 MiB/s] 25% ETA 0:00:06");
+  EXPECT_EQ(format_progress(v, 50), "1.00 GiB 0:00:02 [512 MiB/s] 25% ETA 0:00:06");
+  EXPECT_EQ(format_progress(v, 40), "1.00 GiB 0:00:02 [512 MiB/s] 25%");
+  EXPECT_EQ(format_progress(v, 30), "1.00 GiB [512 MiB/s] 25%");
+  EXPECT_EQ(format_progress(v, 22), "1.00 GiB [512 MiB/s]");
+  EXPECT_EQ(format_progress(v, 20), "1.00 GiB");
+  for (std::size_t width = 1; width <= 80; ++width)
+    EXPECT_LT(format_progress(v, width).size(), std::max<std::size_t>(width, 2)) << width;
+}
+
+TEST(Units, FitTheNumber) {
+  using fizzgen::cli::human_bytes;
+  using fizzgen::cli::human_rate;
+  EXPECT_EQ(human_bytes(0), "0 B");
+  EXPECT_EQ(human_bytes(1023), "1023 B");
+  EXPECT_EQ(human_bytes(1024), "1.00 KiB");
+  EXPECT_EQ(human_rate(10.7 * (1 << 20)), "10.7 MiB/s");  // was "0.01 GiB/s" in --stats and sink
+  EXPECT_EQ(human_bytes(9.999 * (1 << 20)), "10.0 MiB");
+  EXPECT_EQ(human_bytes(99.99 * (1 << 20)), "100 MiB");
+  EXPECT_EQ(human_rate(13.44 * (1u << 30)), "13.4 GiB/s");
+  EXPECT_EQ(human_bytes(3.0 * (1ull << 40)), "3.00 TiB");
 }
 
 TEST(ProgressFormat, WantProgress) {

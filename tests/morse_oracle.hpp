@@ -1,6 +1,6 @@
 #pragma once
 // The Morse reference the tests (and bench/morse_bench) judge the fast code by, written the obvious
-// way from MORSE.md: its own copy of the table, one table lookup and one append per input byte to
+// way from docs/morse.md: its own copy of the table, one table lookup and one append per input byte to
 // encode, one group at a time through a map to decode. Nothing from generators/, so a bug there
 // cannot hide here.
 
@@ -14,7 +14,7 @@
 
 namespace morse_oracle {
 
-/// MORSE.md's table, in its order.
+/// The table of docs/morse.md; where codes are shared, the first is what decoding gives.
 inline std::vector<std::pair<char, std::string>> const& table() {
   static std::vector<std::pair<char, std::string>> const t{
       {'A', ".-"},     {'B', "-..."},   {'C', "-.-."},    {'D', "-.."},    {'E', "."},
@@ -51,7 +51,7 @@ inline std::array<std::string, 256> const& codes() {
 
 inline bool passes(char c) { return c == '\n' || c == '\t' || c == '\r'; }
 
-/// MORSE.md's encoding: per byte, one table lookup and one append.
+/// docs/morse.md's encoding: per byte, one table lookup and one append.
 inline std::string encode(std::string_view in) {
   auto const& code = codes();
   std::string out;
@@ -81,7 +81,7 @@ inline std::map<std::string, char> const& groups() {
 /// The decoder's marker for an unknown group.
 inline constexpr char kMarker = '#';
 
-/// MORSE.md's decoding: groups are runs of bytes other than ' ', '\n', '\t', '\r'; those three
+/// docs/morse.md's decoding: groups are runs of bytes other than ' ', '\n', '\t', '\r'; those three
 /// end a group, and all but ' ' are copied. "/" is a space; an unknown group is kMarker.
 inline std::string decode(std::string_view in) {
   std::string out, group;

@@ -190,4 +190,42 @@ TEST(MorseStream, ReadErrorIsReported) {
   ::close(null);
 }
 
+// A mapped input cut short while it is read used to end the process with SIGBUS. The reader
+// truncates the file once the first Morse arrives: the stream has then read at most the chunks in
+// flight and what fills the pipe, a small part of the file, and reads the rest past the new end.
+TEST(MorseStream, MappedInputTruncatedWhileReadIsAnErrorNotASignal) {
+  for (morse_direction const d : {morse_direction::encode, morse_direction::decode}) {
+    std::string const text = random_text(4, 16 << 20, d == morse_direction::encode ? "Fizz Buzz 12\n" : ".- /\n");
+    temp_file const f(text);
+    int const fd = ::open(f.path().c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    morse_stream_options o;
+    o.direction = d;
+    o.threads = 2;
+    o.chunk_bytes = 4096;
+    o.input_name = "input.txt";
+    fizzgen::morse_stream_report r;
+    std::thread stream([&] {
+      r = fizzgen::run_morse_stream(fd, out[1], o);
+      ::close(out[1]);
+    });
+    char first = 0;
+    ASSERT_EQ(::read(out[0], &first, 1), 1);
+    ASSERT_EQ(::truncate(f.path().c_str(), 0), 0);
+    drain(out[0]);
+    stream.join();
+    ::close(out[0]);
+    ::close(fd);
+    EXPECT_EQ(r.status, fizzgen::emit_status::failed);
+    EXPECT_EQ(r.error, "input.txt: file truncated");
+    // Encoding stops at the cut, far from the end. (Decoding may take the rest in one chunk: past
+    // the cut it reads zeros, one group without a separator, which its chunker follows to the end.)
+    if (d == morse_direction::encode) {
+      EXPECT_LT(r.bytes_in, text.size());
+    }
+  }
+}
+
 }  // namespace

@@ -25,7 +25,7 @@ using fizzgen::decimal;
 using fizzgen::morse_fizzbuzz;
 namespace morse = fizzgen::morse;
 
-/// The MORSE.md stream of `pieces` encoded one after the other, as the pipeline stitches them.
+/// The docs/morse.md stream of `pieces` encoded one after the other, as the pipeline stitches them.
 std::string encode_in_pieces(std::vector<std::string> const& pieces) {
   morse::encode_joiner joiner;
   std::string out;
@@ -242,10 +242,18 @@ TEST(MorseFizzBuzz, EveryArchAcrossRollOversAndTwoToThe64) {
 TEST(MorseFizzBuzz, KernelIsUsedForClassicRulesOnly) {
   for (auto const& arch : fizzgen::kernel_archs()) {
     morse_fizzbuzz const classic(*decimal::parse("1"), fizzgen::classic_rules(), 10, 4096, arch);
-    EXPECT_EQ(classic.uses_kernel(), arch.blocks != nullptr) << arch.name;
+    EXPECT_EQ(classic.uses_kernel(), arch.morse_blocks != nullptr) << arch.name;
     morse_fizzbuzz const custom(*decimal::parse("1"), {{3, "Fizz"}}, 10, 4096, arch);
     EXPECT_FALSE(custom.uses_kernel());
   }
+}
+
+TEST(MorseFizzBuzz, EveryVectorArchCarriesItsMorseKernel) {
+  // The registry's rows hold every kernel of their instruction set: a vector arch with a plain
+  // FizzBuzz kernel has the Morse one too, and scalar has neither.
+  for (auto const& arch : fizzgen::kernel_archs())
+    EXPECT_EQ(arch.morse_blocks != nullptr, arch.blocks != nullptr) << arch.name;
+  EXPECT_EQ(fizzgen::kernel_archs().back().morse_blocks, nullptr);
 }
 
 TEST(MorseFizzBuzz, CustomRules) {

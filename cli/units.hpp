@@ -1,0 +1,15 @@
+#pragma once
+// Sizes and rates for people: the unit that fits the number, as pv shows them. --progress, --stats
+// and sink's report all print through these, so 10.7 MiB/s never shows as "0.01 GiB/s".
+
+#include <string>
+
+namespace fizzgen::cli {
+
+/// "0 B", "512 MiB", "1.50 GiB", "10.7 MiB": binary units, three significant digits.
+std::string human_bytes(double bytes);
+
+/// human_bytes(bytes_per_second) + "/s": "10.7 MiB/s".
+std::string human_rate(double bytes_per_second);
+
+}  // namespace fizzgen::cli
