@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "output/sys.hpp"
 
 namespace fizzgen::cli {
 namespace {
@@ -57,9 +58,8 @@ std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_
   std::unique_ptr<char, decltype(&std::free)> buf(static_cast<char*>(std::aligned_alloc(4096, block_size)), &std::free);
   if (!buf) return "cannot allocate the read buffer";
   for (;;) {
-    ssize_t const n = ::read(fd, buf.get(), block_size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_text(fd, errno);
+    ssize_t const n = sys::read(fd, buf.get(), block_size);
+    if (n < 0) return errno_text(fd, static_cast<int>(-n));
     if (n == 0) return "";
     clock.tick();
     r.bytes += static_cast<std::uint64_t>(n);
@@ -104,16 +104,16 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
   if (use_splice) {
     r.method = "splice";
     for (;;) {
-      ssize_t const n = ::splice(fd, nullptr, devnull, nullptr, kSpliceMax, SPLICE_F_MOVE);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EINVAL && r.bytes == 0) {
+      ssize_t const n = sys::splice(fd, nullptr, devnull, nullptr, kSpliceMax, SPLICE_F_MOVE);
+      if (n == -EINVAL && r.bytes == 0) {
         // This kernel or this pipe refuses splice: read instead.
-        if (note) std::fprintf(note, "fizzgen sink: splice refused (%s): reading with read(2)\n", std::strerror(errno));
+        if (note)
+          std::fprintf(note, "fizzgen sink: splice refused (%s): reading with read(2)\n", std::strerror(EINVAL));
         use_splice = false;
         break;
       }
       if (n < 0) {
-        r.error = errno_text(fd, errno);
+        r.error = errno_text(fd, static_cast<int>(-n));
         break;
       }
       if (n == 0) break;
