@@ -17,8 +17,8 @@
 
 #include "cli/args.hpp"
 #include "cli/bench_cmd.hpp"
-#include "cli/check.hpp"
 #include "cli/morse_cmd.hpp"
+#include "cli/report.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
 #include "cli/tune_cmd.hpp"
@@ -26,6 +26,7 @@
 #include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
+#include "verify/check.hpp"
 
 #ifndef FIZZGEN_VERSION
 #define FIZZGEN_VERSION "unknown"
@@ -118,6 +119,7 @@ When the reader goes away fizzgen ends at once, by SIGPIPE, like GNU tools.)";
 
 /// The tool, with exceptions from the set-up of the parser itself still possible.
 int run_app(int argc, char** argv) {
+  note_invocation(argc, argv);
   // EPIPE and EFBIG come back as errors the engine handles, instead of killing a worker mid-run.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);
@@ -201,16 +203,12 @@ Examples:
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-    if (*yes_cmd || *check_cmd || *sink.app || *bench.app || *tune.app) {
-      for (char const* name : {"--from",        "--to",         "--rule",      "--count",         "--bytes",
-                               "--threads",     "--reuse",      "--arch",      "--generate-only", "--pipe-only",
-                               "--stats",       "--stats-json", "--pipe-size", "--no-pin",        "--progress",
-                               "--chunk-bytes", "--rate",       "--duration",  "--write-size",    "--seed"})
-        if (app.get_option(name)->count() > 0)
-          throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
-    }
+    // The stream's own options belong to it: before a subcommand they would be silently ignored.
+    if (!app.get_subcommands().empty())
+      if (std::string const name = given_option(app); !name.empty())
+        throw std::invalid_argument(name + " belongs after the subcommand, not before it");
     if (list) return list_archs();
-    if (*morse.app) return run_morse(app, morse);
+    if (*morse.app) return run_morse(morse);
     if (*sink.app) return run_sink(sink);
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
@@ -228,6 +226,9 @@ Examples:
     return kUsageError;
   } catch (std::invalid_argument const& e) {
     std::fprintf(stderr, "%s\n", usage_line(e.what(), command_path(app)).c_str());
+    return kUsageError;
+  } catch (unwritable_report const& e) {  // found before the run: nothing ran, nothing on stdout
+    std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return kUsageError;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());

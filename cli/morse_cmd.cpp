@@ -56,15 +56,6 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
       ->type_name("NAME");
 }
 
-/// Options given to `parent` itself, other than help: names one, or "" when there are none.
-std::string given_option(CLI::App const& parent) {
-  for (CLI::Option const* o : parent.get_options()) {
-    std::string name = o->get_name();
-    if (o->count() > 0 && name != "--help" && name != "--version" && name != "--list-archs") return name;
-  }
-  return "";
-}
-
 int run_codec(morse_codec_text const& t, morse_direction direction) {
   morse_stream_options o;
   o.direction = direction;
@@ -128,9 +119,16 @@ void add_morse_command(CLI::App& app, morse_command& m) {
   m.decode->footer(std::string(kDecodeFooter) + "\n\n" + kSizeHelp);
 }
 
-int run_morse(CLI::App const& app, morse_command const& m) {
-  if (std::string const name = given_option(app); !name.empty())
-    throw std::invalid_argument(name + " belongs after the subcommand, not before it");
+std::string given_option(CLI::App const& parent) {
+  for (CLI::Option const* o : parent.get_options()) {
+    // CLI11 gives hidden options (--chunk-bytes, --buffers) no name: their long name, then.
+    std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+    if (o->count() > 0 && name != "--help" && name != "--version" && name != "--list-archs") return name;
+  }
+  return "";
+}
+
+int run_morse(morse_command const& m) {
   if (*m.encode || *m.decode) {
     if (std::string const name = given_option(*m.app); !name.empty())
       throw std::invalid_argument(name + " does not apply to morse " + (*m.encode ? "encode" : "decode"));

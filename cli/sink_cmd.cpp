@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "cli/report.hpp"
 #include "output/sys.hpp"
 
 namespace fizzgen::cli {
@@ -31,7 +32,7 @@ instead (a note on stderr says so).
 Examples:
   fizzgen --bytes 10G | fizzgen sink              splice into /dev/null, like pv -q >/dev/null
   fizzgen --bytes 10G | fizzgen sink --read       read(2) into a 128 KiB buffer, like cat >/dev/null
-  fizzgen --bytes 1G | fizzgen sink --json        {"bytes": 1073741824, "seconds": ...} on stdout
+  fizzgen --bytes 1G | fizzgen sink --json        {..., "bytes": 1073741824, "seconds": ...} on stdout
   fizzgen sink --read <big.file)";
 
 /// A clock that starts at the first byte, so that a slow start of the producer does not count.
@@ -74,7 +75,13 @@ void add_sink_command(CLI::App& app, sink_command& s) {
                                  "splice(2) the pipe into /dev/null: no copy, pages dropped, like pv (default)");
   s.app->add_flag("--read", s.read, "read(2) into a buffer: one copy per byte, like cat >/dev/null")->excludes(splice);
   s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")->type_name("N");
-  s.app->add_flag("--json", s.json, "Also print the report as JSON on stdout");
+  s.app
+      ->add_option("--json", s.json,
+                   "Also write the report as JSON to FILE (with the version, command line and start time); "
+                   "'-' or no FILE: standard output")
+      ->type_name("FILE")
+      ->expected(0, 1)
+      ->default_str("-");
   s.app->add_flag("-q,--quiet", s.quiet, "No report on stderr (errors and notes still are)");
   s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
@@ -135,17 +142,25 @@ int run_sink(sink_command const& s) {
   if (block < 1 || block > (std::uint64_t{1} << 30)) throw std::invalid_argument("--block-size: must be from 1 to 1G");
   // Round up to whole pages for the aligned allocation.
   std::size_t const block_size = static_cast<std::size_t>((block + 4095) / 4096 * 4096);
+  json_report json_out(s.json);  // opened now: a path that cannot be written fails before reading
   sink_report const r = consume(STDIN_FILENO, !s.read, block_size, stderr);
   double const rate = r.seconds > 0 ? static_cast<double>(r.bytes) / kGiB / r.seconds : 0;
   if (!s.quiet)
     std::fprintf(stderr, "fizzgen sink: %.3f GiB (%llu bytes) in %.3f s = %.2f GiB/s (%s)\n",
                  static_cast<double>(r.bytes) / kGiB, static_cast<unsigned long long>(r.bytes), r.seconds, rate,
                  r.method.c_str());
-  if (s.json) {
-    std::printf("{\"bytes\": %llu, \"seconds\": %.9f, \"gib_per_second\": %.6f, \"method\": \"%s\", \"ok\": %s}\n",
-                static_cast<unsigned long long>(r.bytes), r.seconds, rate, r.method.c_str(),
-                r.error.empty() ? "true" : "false");
-    std::fflush(stdout);
+  // Lines are not counted: spliced pages are never seen, and --read must cost what cat costs.
+  std::string const unwritten = json_out.write({{"status", r.error.empty() ? "ok" : "failed"},
+                                                {"bytes", r.bytes},
+                                                {"lines", nullptr},
+                                                {"seconds", r.seconds},
+                                                {"gib_per_second", rate},
+                                                {"method", r.method},
+                                                {"ok", r.error.empty()},
+                                                {"error", r.error}});
+  if (!unwritten.empty()) {
+    std::fprintf(stderr, "fizzgen sink: %s\n", unwritten.c_str());
+    return 1;
   }
   if (!r.error.empty()) {
     std::fprintf(stderr, "fizzgen sink: %s\n", r.error.c_str());

@@ -1,50 +1,27 @@
 #include "cli/stream_cmd.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <stdexcept>
 
 #include "cli/args.hpp"
 #include "cli/progress.hpp"
+#include "cli/report.hpp"
 #include "cli/signals.hpp"
 #include "cli/stats.hpp"
 #include "engine/cpus.hpp"
 #include "engine/plan.hpp"
-#include "engine/reuse_monitor.hpp"
-#include "engine/run.hpp"
+#include "engine/stream.hpp"
 #include "output/sink.hpp"
 
 namespace fizzgen::cli {
 namespace {
-
-/// Every CPU this process may use, except one when fd 1 is a pipe or a socket: then a reader (pv,
-/// a forwarder) needs a CPU of its own, and the workers, one fewer, are pinned and poll the pipe.
-/// Measured on 2 CPUs into pv (bench/pipe_bench.sh, three runs): 1 worker 31.4-32.0 GiB/s, 2
-/// workers 20.9-21.4.
-/// A stored plan's thread count was measured into a pipe: files and terminals keep the default.
-bool stdout_is_pipe() {
-  struct stat st {};
-  return ::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
-unsigned default_threads(bool generate_only) {
-  auto const n = static_cast<unsigned>(allowed_cpus().size());
-  if (n <= 1) return 1;
-  struct stat st {};
-  bool const reader =
-      !generate_only && ::fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-  return reader ? n - 1 : n;
-}
 
 reuse_policy parse_reuse(std::string const& text) {
   if (text == "auto") return reuse_policy::automatic;
@@ -96,7 +73,12 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--no-pin", t.no_pin,
                "Never pin workers (by default each is pinned to its own CPU when a CPU stays free for the reader)");
   app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
-  app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
+  app.add_option("--json,--stats-json", t.stats_json,
+                 "Write the same statistics as JSON to FILE, with the version, command line, start time, lines "
+                 "and how the run ended; '-' (standard output) only with --generate-only")
+      ->type_name("FILE")
+      ->expected(0, 1)
+      ->default_str("-");
   app.add_flag("--progress", t.progress,
                "Show a live line on stderr (bytes, elapsed, rate, lines) a few times a second; "
                "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
@@ -216,112 +198,59 @@ window parse_window(fizzbuzz_text const& f, stream_text const& t) {
 int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit,
            stream_sizes const& sizes) {
   bool const show_progress = want_progress(t.progress, STDERR_FILENO);
-  run_options options;
-  // A constant stream costs only its syscalls, which one thread issues best: more would only wait.
-  options.threads = !t.threads.empty()                       ? parse_threads(t.threads)
-                    : sizes.threads != 0 && stdout_is_pipe() ? sizes.threads
-                    : gen.constant()                         ? 1
-                                                             : default_threads(t.generate_only);
-  options.byte_limit = byte_limit;
-  options.rate = rate_option(t.rate);
-  options.duration = duration_option(t.duration);
+  if (t.stats_json == "-" && !t.generate_only)
+    throw std::invalid_argument("--json: standard output carries the stream: give a FILE (or --generate-only)");
+  json_report json_out(t.stats_json);  // opened now: a path that cannot be written fails before the run
+  stream_overrides o;
+  if (!t.threads.empty()) o.threads = parse_threads(t.threads);
+  o.no_pin = t.no_pin;
+  o.generate_only = t.generate_only;
+  o.pipe_only = t.pipe_only;
+  o.reuse = parse_reuse(t.reuse);
+  o.byte_limit = byte_limit;
+  o.rate = rate_option(t.rate);
+  o.duration = duration_option(t.duration);
   std::uint64_t seed = 0;
-  options.write_sizes = write_size_option(t, seed);
-  options.reuse = parse_reuse(t.reuse);
-  options.pipe_only = t.pipe_only;
+  o.write_sizes = write_size_option(t, seed);
   if (!t.buffers.empty()) {
     std::uint64_t const n = parse_size("--buffers", t.buffers);
     if (n < 2 || n > 64) throw std::invalid_argument("--buffers: must be from 2 to 64");
-    options.buffers_per_worker = static_cast<unsigned>(n);
+    o.buffers_per_worker = static_cast<unsigned>(n);
   }
-  // Pinned workers on every CPU leave the reader (pv...) no CPU of its own, and the scheduler can
-  // no longer move a worker away from it: measured here, 2 workers pinned on 2 CPUs ran at half the
-  // speed of the same workers unpinned. So pin only when a CPU stays free, or when nothing reads.
-  std::size_t const cpus = allowed_cpus().size();
-  options.pin = !t.no_pin && (t.generate_only || options.threads < cpus);
-  // Polling a full pipe pays only when a core is left over for it besides the workers.
-  bool const spin = options.threads < cpus;
-  std::unique_ptr<sink> out;
-  try {
-    out = t.generate_only ? make_null_sink()
-                          : open_sink(STDOUT_FILENO, sizes.pipe_bytes, spin, options.write_sizes.has_value());
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "fizzgen: %s\n", e.what());
-    return 1;
-  }
-  // Each worker's ring: the chunks emitted after a buffer must fill the pipe the kernel granted.
-  if (options.buffers_per_worker == 0)
-    options.buffers_per_worker =
-        ring_buffers(std::max<std::size_t>(out->pipe_size(), sizes.chunk_bytes), sizes.chunk_bytes, options.threads);
   // Signals stop the run cleanly (statistics still printed); created before any other thread so
   // that every thread inherits the blocked signal mask.
   signal_guard signals;
-  options.stop = signals.token();
-  // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
-  std::optional<reuse_monitor> monitor;
-  // A constant stream (yes) never rewrites a buffer: nothing to decide.
-  if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only && !gen.constant()) {
-    monitor.emplace(STDOUT_FILENO, *out);
-    options.monitor = &*monitor;
-  }
-  // Created after the signal guard: its thread inherits the blocked signals.
+  o.stop = signals.token();
   progress_counter progress;
   std::optional<progress_display> display;
   if (show_progress) {
-    options.progress = &progress;
-    display.emplace(progress, STDERR_FILENO, signals.token());
+    o.progress = &progress;
+    o.on_start = [&] { display.emplace(progress, STDERR_FILENO, signals.token()); };
   }
-  run_report const report = run(gen, *out, options);
+  stream_outcome const r = run_stream(gen, STDOUT_FILENO, sizes, o);
   if (display) display->finish();  // before the statistics, which would otherwise share its line
 
   run_setup setup;
   setup.mode = t.generate_only ? "generate-only" : t.pipe_only ? "pipe-only" : "stream";
   setup.arch = std::string(arch);
-  setup.output_path = std::string(out->path());
-  setup.pipe_size = out->pipe_size();
+  setup.output_path = r.output_path;
+  setup.pipe_size = r.pipe_size;
   setup.sizing = sizes.why;
-  setup.rate = options.rate.value_or(0);
+  setup.rate = o.rate.value_or(0);
   setup.write_size = t.write_size;
   setup.seed = seed;
-  setup.seeded = options.write_sizes && t.write_size.rfind("random:", 0) == 0;
-  setup.duration_seconds = options.duration ? std::chrono::duration<double>(*options.duration).count() : 0;
+  setup.seeded = o.write_sizes && t.write_size.rfind("random:", 0) == 0;
+  setup.duration_seconds = o.duration ? std::chrono::duration<double>(*o.duration).count() : 0;
   setup.pipe_size_asked = sizes.pipe_bytes;
-  setup.spin = spin && out->pipe_size() > 0;
-  setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
-  if (monitor) {
-    // The path this reader gets: in place when an epoch opened and buffers were rewritten in it,
-    // or the newest scan found the readers safe (processes created elsewhere may have ended
-    // epochs: the findings follow, and each worker says where its buffers went).
-    std::uint64_t reused = 0;
-    for (worker_stats const& w : report.workers) reused += w.reused;
-    bool const in_place = monitor->epochs() > 0 && (reused > 0 || monitor->readers_safe());
-    setup.reuse += in_place ? " (in place: " + monitor->safe_why() : " (fresh pages: " + monitor->why();
-    setup.reuse += "; " + std::to_string(monitor->scans()) + " scans of /proc, " + std::to_string(monitor->rechecks()) +
-                   " re-checks (" + std::to_string(std::lround(monitor->recheck_seconds() * 1e3)) + " ms), " +
-                   std::to_string(monitor->epochs()) + " safe epochs";
-    std::string ended;
-    auto const breaks = monitor->breaks();
-    for (std::size_t i = 0; i < breaks.size(); ++i)
-      if (breaks[i] != 0)
-        ended += (ended.empty() ? "" : ", ") + std::string(to_string(static_cast<taint>(i))) + " " +
-                 std::to_string(breaks[i]);
-    setup.reuse += (ended.empty() ? "" : "; unsafe findings: " + ended) + ")";
-  }
-  if (t.stats) print_stats(stderr, setup, report);
-  if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
-    std::fprintf(stderr, "fizzgen: %s: %s\n", t.stats_json.c_str(), std::strerror(errno));
-  if (monitor) {
-    // The stream is over: the reader sees its end now, not after the monitor's teardown (closing
-    // its inotify descriptor waits for an RCU grace period, about 20 ms here).
-    if (int const null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
-      ::dup2(null, STDOUT_FILENO);
-      ::close(null);
-    }
-    monitor.reset();
-  }
+  setup.spin = r.spin;
+  setup.reuse = r.reuse;
+  if (t.stats) print_stats(stderr, setup, r.report);
+  std::string const unwritten = json_out.write(stats_json(setup, r.report, r.lines, signals.received()));
+  if (!unwritten.empty()) std::fprintf(stderr, "fizzgen: %s\n", unwritten.c_str());
 
   signals.finish();  // a signal arrived: end the process with it, now that the statistics are out
-  return exit_status(report.status, report.error);
+  int const status = exit_status(r.report.status, r.report.error);
+  return status == 0 && !unwritten.empty() ? 1 : status;
 }
 
 int exit_status(emit_status status, std::string const& error) {

@@ -11,10 +11,10 @@
 #include <system_error>
 #include <thread>
 
-#include "cli/check.hpp"
 #include "cli/sink_cmd.hpp"
 #include "engine/morse_stream.hpp"
 #include "output/sys.hpp"
+#include "verify/check.hpp"
 
 namespace {
 

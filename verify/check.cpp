@@ -1,4 +1,4 @@
-#include "cli/check.hpp"
+#include "verify/check.hpp"
 
 #include <unistd.h>
 

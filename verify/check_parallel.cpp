@@ -11,9 +11,9 @@
 #include <memory>
 #include <system_error>
 
-#include "cli/check.hpp"
 #include "output/sys.hpp"
 #include "pipeline/ordered.hpp"
+#include "verify/check.hpp"
 
 namespace fizzgen::check {
 namespace {
