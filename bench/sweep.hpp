@@ -36,6 +36,6 @@ struct settings {
 /// Runs every measurement, prints the table and hands the results to settings::report. Returns 0,
 /// or 1 when a run failed or the report could not be written. When SIGINT, SIGTERM or SIGHUP
 /// arrives: stops, removes its files, reports what it has, and ends the process by the signal.
-int run_bench(settings const& s);
+int run_bench(settings const& b);
 
 }  // namespace fizzgen::bench

@@ -58,15 +58,6 @@ std::vector<candidate> candidates(stream_sizes const& model, std::size_t pipe_ma
   return out;
 }
 
-std::string now_utc() {
-  std::time_t const t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 }  // namespace
 
 int run_tune(tune_settings const& t) {
@@ -131,7 +122,7 @@ int run_tune(tune_settings const& t) {
   p.threads = best->c.threads;
   p.gib_per_second = best->median;
   p.model_gib_per_second = model_run->median;
-  p.tuned = now_utc();
+  p.tuned = utc_text(std::time(nullptr));
   std::printf("\nbest: %zu KiB chunks, pipe %zu KiB, %u threads: %.2f GiB/s, %.2fx the model's choice\n",
               p.chunk_bytes / KiB, p.pipe_bytes / KiB, p.threads, p.gib_per_second,
               p.model_gib_per_second > 0 ? p.gib_per_second / p.model_gib_per_second : 0.0);

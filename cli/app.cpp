@@ -134,7 +134,9 @@ int run_app(int argc, char** argv) {
   fizzbuzz_text fizz;
   stream_text fizz_stream;
   add_rule_options(app, fizz);
-  app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")->type_name("N");
+  app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")
+      ->type_name("N")
+      ->check(positive_check());
   add_stream_options(app, fizz_stream);
   app.get_option("--to")->excludes(app.get_option("--count"));
 
@@ -157,14 +159,18 @@ int run_app(int argc, char** argv) {
   check_text check_args;
   add_rule_options(*check_cmd, check_rules);
   check_cmd->add_option("--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
-      ->excludes("--count");
+      ->excludes("--count")
+      ->check(positive_check());
   check_cmd->add_option("--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   check_cmd->add_option("--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(threads_check());
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.

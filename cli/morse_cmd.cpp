@@ -49,9 +49,11 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
   cmd.add_option("FILE", t.file, "Input file; '-' or nothing: standard input");
   cmd.add_option("-j,--threads", t.threads,
                  "Cores transforming chunks at once (default: the CPUs this process may use)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(threads_check());
   cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
   cmd.add_option("--arch", t.arch, "Force the encoder kernel's instruction set (see fizzgen --list-archs)")
       ->type_name("NAME");
 }
@@ -67,8 +69,7 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
     o.threads = cpus == 0 ? 1 : cpus;
   }
   if (!t.chunk_size.empty()) {
-    std::uint64_t const size = parse_size("--chunk-size", t.chunk_size);
-    if (size == 0 || size > (1u << 30)) throw std::invalid_argument("--chunk-size: must be from 1 to 1G");
+    std::uint64_t const size = parse_size("--chunk-size", t.chunk_size);  // 1..1G: size_check
     o.chunk_bytes = static_cast<std::size_t>(size);
   }
   int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
@@ -101,7 +102,9 @@ void add_morse_command(CLI::App& app, morse_command& m) {
   m.app =
       app.add_subcommand("morse", "The FizzBuzz stream in Morse code; or any text to Morse and back (encode, decode)");
   add_rule_options(*m.app, m.fizz);
-  m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")->type_name("N");
+  m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")
+      ->type_name("N")
+      ->check(positive_check());
   add_stream_options(*m.app, m.stream);
   m.app->get_option("--to")->excludes(m.app->get_option("--count"));
   m.app->add_option("--arch", m.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")

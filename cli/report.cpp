@@ -5,6 +5,8 @@
 #include <ctime>
 #include <vector>
 
+#include "engine/plan.hpp"
+
 #ifndef FIZZGEN_VERSION
 #define FIZZGEN_VERSION "unknown"
 #endif
@@ -15,15 +17,11 @@ namespace {
 std::vector<std::string> g_command_line;
 std::time_t g_start = std::time(nullptr);
 
-std::string utc(std::time_t t) {
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 }  // namespace
+
+CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help) {
+  return cmd.add_option(names, path, help)->type_name("FILE")->expected(0, 1)->default_str("-");
+}
 
 void note_invocation(int argc, char const* const* argv) {
   g_command_line.assign(argv, argv + argc);
@@ -31,7 +29,7 @@ void note_invocation(int argc, char const* const* argv) {
 }
 
 json report_header() {
-  return {{"fizzgen_version", FIZZGEN_VERSION}, {"command_line", g_command_line}, {"start_time", utc(g_start)}};
+  return {{"fizzgen_version", FIZZGEN_VERSION}, {"command_line", g_command_line}, {"start_time", utc_text(g_start)}};
 }
 
 json_report::json_report(std::string const& path) {

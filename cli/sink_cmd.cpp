@@ -74,14 +74,12 @@ void add_sink_command(CLI::App& app, sink_command& s) {
   auto* splice = s.app->add_flag("--splice", s.splice,
                                  "splice(2) the pipe into /dev/null: no copy, pages dropped, like pv (default)");
   s.app->add_flag("--read", s.read, "read(2) into a buffer: one copy per byte, like cat >/dev/null")->excludes(splice);
-  s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")->type_name("N");
-  s.app
-      ->add_option("--json", s.json,
-                   "Also write the report as JSON to FILE (with the version, command line and start time); "
-                   "'-' or no FILE: standard output")
-      ->type_name("FILE")
-      ->expected(0, 1)
-      ->default_str("-");
+  s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")
+      ->type_name("N")
+      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
+  add_json_option(*s.app, s.json, "--json",
+                  "Also write the report as JSON to FILE (with the version, command line and start time); "
+                  "'-' or no FILE: standard output");
   s.app->add_flag("-q,--quiet", s.quiet, "No report on stderr (errors and notes still are)");
   s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
@@ -138,8 +136,7 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
 }
 
 int run_sink(sink_command const& s) {
-  std::uint64_t const block = parse_size("--block-size", s.block_size);
-  if (block < 1 || block > (std::uint64_t{1} << 30)) throw std::invalid_argument("--block-size: must be from 1 to 1G");
+  std::uint64_t const block = parse_size("--block-size", s.block_size);  // 1..1G: size_check
   // Round up to whole pages for the aligned allocation.
   std::size_t const block_size = static_cast<std::size_t>((block + 4095) / 4096 * 4096);
   json_report json_out(s.json);  // opened now: a path that cannot be written fails before reading

@@ -34,38 +34,47 @@ reuse_policy parse_reuse(std::string const& text) {
 
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   app.add_option("-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   app.add_option("--rate", t.rate,
                  "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
                  "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
-      ->type_name("R");
+      ->type_name("R")
+      ->check(size_check(1, UINT64_MAX, "'0' must be at least 1 byte per second"));
   app.add_option("--duration", t.duration,
                  "Stop after T (500ms, 3s, 2m, 1h; bare: seconds) at the next piece or chunk; exit 0")
-      ->type_name("T");
+      ->type_name("T")
+      ->check(duration_check());
   app.add_option("--write-size", t.write_size,
                  "Cut the stream into write(2) calls of exactly these sizes: N, a list A,B,C (repeated) or "
                  "random:A..B (seeded); the output then copies (write) instead of vmsplice")
-      ->type_name("SIZES");
+      ->type_name("SIZES")
+      ->check(write_sizes_check());
   app.add_option("--seed", t.seed,
                  "Seed for random choices (--write-size random:...; default: a fresh one, "
                  "printed by --stats)")
-      ->type_name("S");
+      ->type_name("S")
+      ->check(size_check());
   app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket; 1 for yes, whose chunks never change)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(threads_check());
   app.add_option("--reuse", t.reuse,
                  "When a buffer handed to the pipe may be rewritten: auto (default: in place while the "
                  "pipe's readers have no pipe or socket to forward our pages into, else fresh pages), "
                  "never (fresh pages every time) or always (in place once it has left our pipe: fastest, "
                  "wrong for readers that forward pages with splice, like pv | cat)")
-      ->type_name("POLICY");
+      ->type_name("POLICY")
+      ->check(choice_check({"auto", "never", "always"}, "policy"));
   app.add_option("--pipe-size", t.pipe_size,
                  "Pipe size to ask for (default: one chunk, from the L2 cache); above what the system allows "
                  "(fs.pipe-max-size), the largest size allowed; --stats says which")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
   auto* gen_only = app.add_flag("--generate-only", t.generate_only,
                                 "Measure generation alone: fill buffers, hand them to a sink that only counts");
   app.add_flag("--pipe-only", t.pipe_only, "Measure the pipe alone: fill buffers once, vmsplice them again and again")
@@ -73,12 +82,9 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--no-pin", t.no_pin,
                "Never pin workers (by default each is pinned to its own CPU when a CPU stays free for the reader)");
   app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
-  app.add_option("--json,--stats-json", t.stats_json,
-                 "Write the same statistics as JSON to FILE, with the version, command line, start time, lines "
-                 "and how the run ended; '-' (standard output) only with --generate-only")
-      ->type_name("FILE")
-      ->expected(0, 1)
-      ->default_str("-");
+  add_json_option(app, t.stats_json, "--json,--stats-json",
+                  "Write the same statistics as JSON to FILE, with the version, command line, start time, lines "
+                  "and how the run ended; '-' (standard output) only with --generate-only");
   app.add_flag("--progress", t.progress,
                "Show a live line on stderr (bytes, elapsed, rate, lines) a few times a second; "
                "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
@@ -89,12 +95,13 @@ void add_stream_options(CLI::App& app, stream_text& t) {
 }
 
 void add_rule_options(CLI::App& app, fizzbuzz_text& t) {
-  app.add_option("--from", t.from, "First number, any length (default 1)")->type_name("N");
+  app.add_option("--from", t.from, "First number, any length (default 1)")->type_name("N")->check(positive_check());
   app.add_option("--rule", t.rules,
                  "D:WORD - print WORD on multiples of D; repeatable, words concatenate in the order given "
                  "(default --rule 3:Fizz --rule 5:Buzz)")
       ->type_name("D:WORD")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(rule_check());
 }
 
 rule_set to_rules(std::vector<std::string> const& texts) {
@@ -134,8 +141,7 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
     s.why = "--chunk-bytes " + t.chunk_bytes + "; otherwise " + s.why;
   }
   if (!t.pipe_size.empty()) {
-    std::uint64_t const n = parse_size("--pipe-size", t.pipe_size);
-    if (n == 0 || n > (1u << 30)) throw std::invalid_argument("--pipe-size: must be from 1 to 1G");
+    std::uint64_t const n = parse_size("--pipe-size", t.pipe_size);  // 1..1G: size_check
     s.pipe_bytes = static_cast<std::size_t>(n);
     s.why = "--pipe-size " + t.pipe_size + "; " + s.why;
   }
@@ -144,9 +150,7 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
 
 std::optional<std::uint64_t> rate_option(std::string const& text) {
   if (text.empty()) return std::nullopt;
-  std::uint64_t const rate = parse_size("--rate", text);
-  if (rate == 0) throw std::invalid_argument("--rate: '0' must be at least 1 byte per second");
-  return rate;
+  return parse_size("--rate", text);  // > 0: size_check
 }
 
 std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t& seed) {
@@ -163,9 +167,8 @@ std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64
 
 std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text) {
   if (text.empty()) return std::nullopt;
-  std::chrono::nanoseconds const d = parse_duration("--duration", text);
-  if (d.count() == 0) throw std::invalid_argument("--duration: '" + text + "' must be more than 0");
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+  // > 0: duration_check
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(parse_duration("--duration", text));
 }
 
 kernel_arch const& choose_arch(std::string const& name) {
