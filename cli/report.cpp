@@ -52,7 +52,8 @@ std::string json_report::write(json const& doc) {
   if (file_ == nullptr) return "";
   json all = report_header();
   for (auto const& [key, value] : doc.items()) all[key] = value;
-  std::string const text = (file_ == stdout ? all.dump() : all.dump(2)) + "\n";
+  // Arguments and messages need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
+  std::string const text = all.dump(file_ == stdout ? -1 : 2, ' ', false, json::error_handler_t::replace) + "\n";
   std::fwrite(text.data(), 1, text.size(), file_);
   if (file_ == stdout) {  // its errors are close_stdout's (cli/app.hpp), at the end, once
     file_ = nullptr;

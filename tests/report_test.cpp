@@ -67,6 +67,13 @@ TEST_F(Report, DashIsStandardOutput) {
   EXPECT_EQ(parse_json(file("k.json")).value("bytes", 0), 5000);
 }
 
+TEST_F(Report, ArgumentsThatAreNotUtf8) {
+  ok("$F yes $'\\xff' --count 2 --json y.json >/dev/null");
+  json const doc = parse_json(file("y.json"));
+  EXPECT_EQ(doc.value("lines", 0), 2) << file("y.json");
+  EXPECT_EQ(doc.value("command_line", json::array()).at(2), "\xef\xbf\xbd");  // U+FFFD
+}
+
 TEST_F(Report, ReportFileCheckedBeforeTheRun) {
   // Nothing runs: the file is not even created on the way, and the stream never starts.
   outcome const o = sh("$F --count 1 --json /nonexistent/x; echo status=$?");
