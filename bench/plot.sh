@@ -7,8 +7,8 @@
 # writes OUT_DIR/bench-threads.FMT     throughput against worker threads, one line per measurement
 #        OUT_DIR/bench-pipe-size.FMT   throughput against --pipe-size (at the default thread count)
 #        OUT_DIR/bench-chunk-size.FMT  throughput against chunk size (at the default thread count)
-# Points are medians, error bars min..max of the repetitions. It reads the JSON as fizzgen bench
-# writes it (one result per line); nothing else is needed besides gnuplot and awk.
+# Points are medians, error bars min..max of the repetitions. It reads the JSON with python3's json
+# module, so any layout of the same document works; nothing else is needed besides gnuplot.
 set -euo pipefail
 if [[ $# -lt 1 || $# -gt 3 ]]; then
   echo "usage: $0 BENCH_JSON [OUT_DIR] [svg|png]" >&2
@@ -20,32 +20,51 @@ fmt=${3:-svg}
 [[ -r $json ]] || { echo "$0: cannot read $json" >&2; exit 2; }
 [[ $fmt == svg || $fmt == png ]] || { echo "$0: format must be svg or png, not $fmt" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "$0: gnuplot is required (apt-get install gnuplot-nox)" >&2; exit 1; }
-grep -q '"series": ' "$json" || { echo "$0: $json holds no fizzgen bench results" >&2; exit 2; }
-mkdir -p "$out"
+command -v python3 >/dev/null || { echo "$0: python3 is required (apt-get install python3)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One data file per (sweep, series): "x median min max", and the series' title beside it.
-awk -v dir="$tmp" '
-  function str(k,   m) { return match($0, "\"" k "\": \"[^\"]*\"") ? substr($0, RSTART + length(k) + 5, RLENGTH - length(k) - 6) : "" }
-  function num(k)      { return match($0, "\"" k "\": [-0-9.e+]+") ? substr($0, RSTART + length(k) + 4, RLENGTH - length(k) - 4) + 0 : 0 }
-  function emit(sweep, x,   name, file) {
-    name = str("series"); file = sweep "-" name; gsub(/[^A-Za-z0-9]+/, "_", file)
-    if (!((sweep, name) in seen)) { seen[sweep, name] = 1; print file "\t" name > (dir "/" sweep ".series") }
-    print x, num("median_gib_per_second"), num("min_gib_per_second"), num("max_gib_per_second") > (dir "/" file ".dat")
-  }
-  /"cpu_model": / { printf "%s, %d CPUs allowed, kernel %s, THP %s, arch %s\n", str("cpu_model"), num("cpus_allowed"), str("kernel"), str("thp"), str("arch") > (dir "/machine") }
-  /"bytes_per_run": / { printf "medians of %d runs of %.2f GiB (bars: min-max)\n", num("reps"), num("bytes_per_run") / 1073741824 > (dir "/settings") }
-  /"series": / && /"progress": false/ {
-    if ($0 ~ /"sweeps": \[[^]]*"threads"/)     emit("threads", num("threads"))
-    if ($0 ~ /"sweeps": \[[^]]*"pipe_size"/)   emit("pipe_size", num("pipe_size"))
-    if ($0 ~ /"sweeps": \[[^]]*"chunk_bytes"/) emit("chunk_bytes", num("chunk_bytes"))
-  }
-' "$json"
-for f in "$tmp"/*.dat; do sort -g -o "$f" "$f"; done
+# One data file per (sweep, series): "x median min max", and the series' title beside it; the
+# machine and settings lines for the titles; the CPU count for the oversubscription mark.
+python3 - "$json" "$tmp" "$0" <<'PY' || exit 2
+import json, re, sys
+path, tmp = sys.argv[1], sys.argv[2]
+try:
+    with open(path) as f:
+        doc = json.load(f)
+    results = doc["results"]
+except (OSError, ValueError, KeyError, TypeError):
+    sys.exit(f"{sys.argv[3]}: {path} holds no fizzgen bench results")
+m, st = doc.get("machine", {}), doc.get("settings", {})
+with open(f"{tmp}/machine", "w") as f:
+    print(f"{m.get('cpu_model', '')}, {m.get('cpus_allowed', 0)} CPUs allowed, kernel {m.get('kernel', '')}, "
+          f"THP {m.get('thp', '')}, arch {m.get('arch', '')}", file=f)
+with open(f"{tmp}/settings", "w") as f:
+    print(f"medians of {st.get('reps', 0)} runs of {st.get('bytes_per_run', 0) / 1073741824:.2f} GiB (bars: min-max)", file=f)
+with open(f"{tmp}/cpus", "w") as f:
+    print(m.get("cpus_allowed", ""), file=f)
+series = {}
+for r in results:
+    if r.get("progress"):
+        continue
+    for sweep, x in (("threads", "threads"), ("pipe_size", "pipe_size"), ("chunk_bytes", "chunk_bytes")):
+        if sweep in r.get("sweeps", []):
+            name = r["series"]
+            series.setdefault(sweep, {}).setdefault(name, []).append(
+                (r[x], r["median_gib_per_second"], r["min_gib_per_second"], r["max_gib_per_second"]))
+for sweep, by_name in series.items():
+    with open(f"{tmp}/{sweep}.series", "w") as index:
+        for name, points in by_name.items():
+            file = re.sub(r"[^A-Za-z0-9]+", "_", f"{sweep}-{name}")
+            print(f"{file}\t{name}", file=index)
+            with open(f"{tmp}/{file}.dat", "w") as f:
+                for p in sorted(points):
+                    print(*p, file=f)
+PY
+mkdir -p "$out"
 machine=$(cat "$tmp/machine" 2>/dev/null || echo "unknown machine")
 settings=$(cat "$tmp/settings" 2>/dev/null || echo "")
-cpus=$(awk '/"cpus_allowed": / { match($0, /"cpus_allowed": [0-9]+/); print substr($0, RSTART + 16, RLENGTH - 16) }' "$json")
+cpus=$(cat "$tmp/cpus" 2>/dev/null || echo "")
 
 if [[ $fmt == svg ]]; then
   terminal='set terminal svg size 800,520 dynamic noenhanced font "sans,12" background "white"'

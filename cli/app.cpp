@@ -17,9 +17,8 @@
 
 #include "cli/args.hpp"
 #include "cli/bench_cmd.hpp"
-#include "cli/check.hpp"
-#include "cli/check_streams.hpp"
 #include "cli/morse_cmd.hpp"
+#include "cli/report.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
 #include "cli/tune_cmd.hpp"
@@ -28,6 +27,8 @@
 #include "generators/fizzbuzz.hpp"
 #include "generators/random_bytes.hpp"
 #include "generators/yes.hpp"
+#include "verify/check.hpp"
+#include "verify/check_streams.hpp"
 
 #ifndef FIZZGEN_VERSION
 #define FIZZGEN_VERSION "unknown"
@@ -177,6 +178,7 @@ When the reader goes away fizzgen ends at once, by SIGPIPE, like GNU tools.)";
 
 /// The tool, with exceptions from the set-up of the parser itself still possible.
 int run_app(int argc, char** argv) {
+  note_invocation(argc, argv);
   // EPIPE and EFBIG come back as errors the engine handles, instead of killing a worker mid-run.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);
@@ -191,7 +193,9 @@ int run_app(int argc, char** argv) {
   fizzbuzz_text fizz;
   stream_text fizz_stream;
   add_rule_options(app, fizz);
-  app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")->type_name("N");
+  app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")
+      ->type_name("N")
+      ->check(positive_check());
   add_stream_options(app, fizz_stream);
   app.get_option("--to")->excludes(app.get_option("--count"));
 
@@ -214,14 +218,18 @@ int run_app(int argc, char** argv) {
   check_text check_args;
   add_rule_options(*check_cmd, check_rules);
   check_cmd->add_option("-n,--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
-      ->excludes("--count");
+      ->excludes("--count")
+      ->check(positive_check());
   check_cmd->add_option("-c,--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   check_cmd->add_option("--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(threads_check());
   check_cmd->add_flag("--random", check_args.random,
                       "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
   check_cmd->add_option("--seed", check_args.seed, "The seed of the random stream (with --random)")->type_name("S");
@@ -281,17 +289,12 @@ Examples:
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-    if (*yes_cmd || *check_cmd || *random_cmd || *sink.app || *bench.app || *tune.app) {
-      for (char const* name :
-           {"--from",       "--to",     "--rule",          "--count",       "--bytes", "--threads",
-            "--reuse",      "--arch",   "--generate-only", "--pipe-only",   "--stats", "--stats-json",
-            "--pipe-size",  "--no-pin", "--progress",      "--chunk-bytes", "--rate",  "--duration",
-            "--write-size", "--seed",   "--stall",         "--burst"})
-        if (app.get_option(name)->count() > 0)
-          throw std::invalid_argument(std::string(name) + " belongs after the subcommand, not before it");
-    }
+    // The stream's own options belong to it: before a subcommand they would be silently ignored.
+    if (!app.get_subcommands().empty())
+      if (std::string const name = given_option(app); !name.empty())
+        throw std::invalid_argument(name + " belongs after the subcommand, not before it");
     if (list) return list_archs();
-    if (*morse.app) return run_morse(app, morse);
+    if (*morse.app) return run_morse(morse);
     if (*sink.app) return run_sink(sink);
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
@@ -310,6 +313,9 @@ Examples:
     return kUsageError;
   } catch (std::invalid_argument const& e) {
     std::fprintf(stderr, "%s\n", usage_line(e.what(), command_path(app)).c_str());
+    return kUsageError;
+  } catch (unwritable_report const& e) {  // found before the run: nothing ran, nothing on stdout
+    std::fprintf(stderr, "fizzgen: %s\n", e.what());
     return kUsageError;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fizzgen: %s\n", e.what());

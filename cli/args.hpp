@@ -1,7 +1,10 @@
 #pragma once
 // Parsing and validation of option values. Every function throws std::invalid_argument with a
-// message that names the option and the offending text, ready to print as the one error line.
+// message that names the option and the offending text, ready to print as the one error line;
+// the CLI11 validators at the end run the same parsers while the command line is parsed, so a bad
+// value is refused there, with the same words, and the values that reach a command are valid.
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -50,5 +53,22 @@ struct rule_text {
 };
 /// "D:WORD": D a positive 64-bit number, WORD non-empty without a newline.
 rule_text parse_rule(std::string_view text);
+
+// ---- CLI11 validators: CLI11 writes "--option: " before each message ----------------------------
+
+/// A size (parse_size) from min to max; outside them, `range` ("must be from 4K to 256M").
+CLI::Validator size_check(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
+/// A thread count (parse_threads).
+CLI::Validator threads_check();
+/// A positive whole number of any length (parse_positive).
+CLI::Validator positive_check();
+/// D:WORD (parse_rule).
+CLI::Validator rule_check();
+/// A duration above 0 (parse_duration).
+CLI::Validator duration_check();
+/// --write-size's SIZES (parse_write_sizes).
+CLI::Validator write_sizes_check();
+/// One of `choices`; else "'TEXT' is not a NOUN (use a, b or c)".
+CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun);
 
 }  // namespace fizzgen::cli

@@ -49,20 +49,13 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
   cmd.add_option("FILE", t.file, "Input file; '-' or nothing: standard input");
   cmd.add_option("-j,--threads", t.threads,
                  "Cores transforming chunks at once (default: the CPUs this process may use)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(threads_check());
   cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
   cmd.add_option("--arch", t.arch, "Force the encoder kernel's instruction set (see fizzgen --list-archs)")
       ->type_name("NAME");
-}
-
-/// Options given to `parent` itself, other than help: names one, or "" when there are none.
-std::string given_option(CLI::App const& parent) {
-  for (CLI::Option const* o : parent.get_options()) {
-    std::string name = o->get_name();
-    if (o->count() > 0 && name != "--help" && name != "--version" && name != "--list-archs") return name;
-  }
-  return "";
 }
 
 int run_codec(morse_codec_text const& t, morse_direction direction) {
@@ -76,8 +69,7 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
     o.threads = cpus == 0 ? 1 : cpus;
   }
   if (!t.chunk_size.empty()) {
-    std::uint64_t const size = parse_size("--chunk-size", t.chunk_size);
-    if (size == 0 || size > (1u << 30)) throw std::invalid_argument("--chunk-size: must be from 1 to 1G");
+    std::uint64_t const size = parse_size("--chunk-size", t.chunk_size);  // 1..1G: size_check
     o.chunk_bytes = static_cast<std::size_t>(size);
   }
   int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
@@ -110,7 +102,9 @@ void add_morse_command(CLI::App& app, morse_command& m) {
   m.app =
       app.add_subcommand("morse", "The FizzBuzz stream in Morse code; or any text to Morse and back (encode, decode)");
   add_rule_options(*m.app, m.fizz);
-  m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")->type_name("N");
+  m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")
+      ->type_name("N")
+      ->check(positive_check());
   add_stream_options(*m.app, m.stream);
   m.app->get_option("--to")->excludes(m.app->get_option("--count"));
   m.app->add_option("--arch", m.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")
@@ -128,9 +122,16 @@ void add_morse_command(CLI::App& app, morse_command& m) {
   m.decode->footer(std::string(kDecodeFooter) + "\n\n" + kSizeHelp);
 }
 
-int run_morse(CLI::App const& app, morse_command const& m) {
-  if (std::string const name = given_option(app); !name.empty())
-    throw std::invalid_argument(name + " belongs after the subcommand, not before it");
+std::string given_option(CLI::App const& parent) {
+  for (CLI::Option const* o : parent.get_options()) {
+    // CLI11 gives hidden options (--chunk-bytes, --buffers) no name: their long name, then.
+    std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+    if (o->count() > 0 && name != "--help" && name != "--version" && name != "--list-archs") return name;
+  }
+  return "";
+}
+
+int run_morse(morse_command const& m) {
   if (*m.encode || *m.decode) {
     if (std::string const name = given_option(*m.app); !name.empty())
       throw std::invalid_argument(name + " does not apply to morse " + (*m.encode ? "encode" : "decode"));

@@ -32,10 +32,14 @@ struct morse_command {
 /// and `decode` subcommands on app, writing into m.
 void add_morse_command(CLI::App& app, morse_command& m);
 
+/// The first option given to `parent` itself (other than --help, --version, --list-archs): its
+/// name, or "" when there is none. A subcommand's options given before it would be ignored.
+std::string given_option(CLI::App const& parent);
+
 /// Runs the morse command app parsed (*m.app must be true) and returns the exit status: 0 done, 1
 /// output failure or unreadable FILE. Throws std::invalid_argument (one line, exit 2) for bad
 /// usage, std::runtime_error (exit 1) for a FILE that cannot be opened. May end the process with
 /// SIGPIPE when the reader goes away, as GNU tools do.
-int run_morse(CLI::App const& app, morse_command const& m);
+int run_morse(morse_command const& m);
 
 }  // namespace fizzgen::cli

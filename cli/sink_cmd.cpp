@@ -13,8 +13,10 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "cli/report.hpp"
 #include "cli/units.hpp"
 #include "cli/usage.hpp"
+#include "output/sys.hpp"
 
 namespace fizzgen::cli {
 namespace {
@@ -32,7 +34,7 @@ instead (a note on stderr says so).
 Examples:
   fizzgen --bytes 10G | fizzgen sink              splice into /dev/null, like pv -q >/dev/null
   fizzgen --bytes 10G | fizzgen sink --read       read(2) into a 128 KiB buffer, like cat >/dev/null
-  fizzgen --bytes 1G | fizzgen sink --json        {"bytes": 1073741824, "seconds": ...} on stdout
+  fizzgen --bytes 1G | fizzgen sink --json        {..., "bytes": 1073741824, "seconds": ...} on stdout
   fizzgen sink --read <big.file)";
 
 /// A clock that starts at the first byte, so that a slow start of the producer does not count.
@@ -59,9 +61,8 @@ std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_
   std::unique_ptr<char, decltype(&std::free)> buf(static_cast<char*>(std::aligned_alloc(4096, block_size)), &std::free);
   if (!buf) return "cannot allocate the read buffer";
   for (;;) {
-    ssize_t const n = ::read(fd, buf.get(), block_size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_text(fd, errno);
+    ssize_t const n = sys::read(fd, buf.get(), block_size);
+    if (n < 0) return errno_text(fd, static_cast<int>(-n));
     if (n == 0) return "";
     clock.tick();
     r.bytes += static_cast<std::uint64_t>(n);
@@ -75,8 +76,12 @@ void add_sink_command(CLI::App& app, sink_command& s) {
   auto* splice = s.app->add_flag("--splice", s.splice,
                                  "splice(2) the pipe into /dev/null: no copy, pages dropped, like pv (default)");
   s.app->add_flag("--read", s.read, "read(2) into a buffer: one copy per byte, like cat >/dev/null")->excludes(splice);
-  s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")->type_name("N");
-  s.app->add_flag("--json", s.json, "Also print the report as JSON on stdout");
+  s.app->add_option("--block-size", s.block_size, "--read's buffer size (default 128K, like cat)")
+      ->type_name("N")
+      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
+  add_json_option(*s.app, s.json, "--json",
+                  "Also write the report as JSON to FILE (with the version, command line and start time); "
+                  "'-' or no FILE: standard output");
   s.app->add_flag("-q,--quiet", s.quiet, "No report on stderr (errors and notes still are)");
   s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
@@ -106,16 +111,16 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
   if (use_splice) {
     r.method = "splice";
     for (;;) {
-      ssize_t const n = ::splice(fd, nullptr, devnull, nullptr, kSpliceMax, SPLICE_F_MOVE);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EINVAL && r.bytes == 0) {
+      ssize_t const n = sys::splice(fd, nullptr, devnull, nullptr, kSpliceMax, SPLICE_F_MOVE);
+      if (n == -EINVAL && r.bytes == 0) {
         // This kernel or this pipe refuses splice: read instead.
-        if (note) std::fprintf(note, "fizzgen sink: splice refused (%s): reading with read(2)\n", std::strerror(errno));
+        if (note)
+          std::fprintf(note, "fizzgen sink: splice refused (%s): reading with read(2)\n", std::strerror(EINVAL));
         use_splice = false;
         break;
       }
       if (n < 0) {
-        r.error = errno_text(fd, errno);
+        r.error = errno_text(fd, static_cast<int>(-n));
         break;
       }
       if (n == 0) break;
@@ -133,21 +138,28 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
 }
 
 int run_sink(sink_command const& s) {
-  std::uint64_t const block = parse_size("--block-size", s.block_size);
-  if (block < 1 || block > (std::uint64_t{1} << 30)) throw std::invalid_argument("--block-size: must be from 1 to 1G");
+  std::uint64_t const block = parse_size("--block-size", s.block_size);  // 1..1G: size_check
   // Round up to whole pages for the aligned allocation.
   std::size_t const block_size = static_cast<std::size_t>((block + 4095) / 4096 * 4096);
+  json_report json_out(s.json);  // opened now: a path that cannot be written fails before reading
   sink_report const r = consume(STDIN_FILENO, !s.read, block_size, stderr);
   double const rate = r.seconds > 0 ? static_cast<double>(r.bytes) / kGiB / r.seconds : 0;
   if (!s.quiet)
     std::fprintf(stderr, "fizzgen sink: %s (%s) in %.3f s = %s (%s)\n",
                  human_bytes(static_cast<double>(r.bytes)).c_str(), counted(r.bytes, "byte").c_str(), r.seconds,
                  human_rate(r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0).c_str(), r.method.c_str());
-  if (s.json) {
-    std::printf("{\"bytes\": %llu, \"seconds\": %.9f, \"gib_per_second\": %.6f, \"method\": \"%s\", \"ok\": %s}\n",
-                static_cast<unsigned long long>(r.bytes), r.seconds, rate, r.method.c_str(),
-                r.error.empty() ? "true" : "false");
-    std::fflush(stdout);
+  // Lines are not counted: spliced pages are never seen, and --read must cost what cat costs.
+  std::string const unwritten = json_out.write({{"status", r.error.empty() ? "ok" : "failed"},
+                                                {"bytes", r.bytes},
+                                                {"lines", nullptr},
+                                                {"seconds", r.seconds},
+                                                {"gib_per_second", rate},
+                                                {"method", r.method},
+                                                {"ok", r.error.empty()},
+                                                {"error", r.error}});
+  if (!unwritten.empty()) {
+    std::fprintf(stderr, "fizzgen sink: %s\n", unwritten.c_str());
+    return 1;
   }
   if (!r.error.empty()) {
     std::fprintf(stderr, "fizzgen sink: %s\n", r.error.c_str());

@@ -14,7 +14,8 @@ namespace fizzgen::cli {
 /// What `fizzgen sink` parsed; CLI11 writes into it while parsing, so it must outlive the parse.
 struct sink_command {
   CLI::App* app = nullptr;
-  bool read = false, splice = false, json = false, quiet = false;
+  bool read = false, splice = false, quiet = false;
+  std::string json;                 ///< --json [FILE]: "" none, "-" standard output
   std::string block_size = "128K";  ///< --read's buffer
 };
 
@@ -33,8 +34,8 @@ struct sink_report {
 /// (a file, a tty) falls back to read(2) and, when `note` is set, says so there.
 sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note);
 
-/// Runs `fizzgen sink` on standard input: report on stderr (unless --quiet), JSON on stdout with
-/// --json. Returns 0, or 1 when the input failed. Throws std::invalid_argument for bad usage.
+/// Runs `fizzgen sink` on standard input: report on stderr (unless --quiet), JSON with --json.
+/// Returns 0, or 1 when the input failed or the JSON could not be written. Throws std::invalid_argument for bad usage.
 int run_sink(sink_command const& s);
 
 }  // namespace fizzgen::cli

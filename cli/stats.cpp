@@ -1,5 +1,8 @@
 #include "cli/stats.hpp"
 
+#include <algorithm>
+#include <csignal>
+
 #include "cli/units.hpp"
 #include "cli/usage.hpp"
 
@@ -10,34 +13,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double rate(std::uint64_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / kGiB / seconds : 0;
-}
-
-char const* status_name(emit_status s) {
-  switch (s) {
-    case emit_status::ok:
-      return "ok";
-    case emit_status::reader_gone:
-      return "reader_gone";
-    case emit_status::failed:
-      return "failed";
-  }
-  return "?";
-}
-
-/// JSON string escaping for the few free-text fields (error messages).
-std::string quoted(std::string const& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 /// "process created 3, still in the pipe 1" between prefix and suffix; "" when there are none.
@@ -51,13 +26,24 @@ std::string taint_list(worker_stats const& w, char const* prefix, char const* su
 }
 
 /// The same as JSON members: "process created": 3, ...
-std::string taint_json(worker_stats const& w) {
-  std::string members;
+json taint_json(worker_stats const& w) {
+  json members = json::object();
   for (std::size_t i = 0; i < w.discarded_because.size(); ++i)
-    if (w.discarded_because[i] != 0)
-      members += (members.empty() ? "" : ", ") + quoted(std::string(to_string(static_cast<taint>(i)))) + ": " +
-                 std::to_string(w.discarded_because[i]);
+    if (w.discarded_because[i] != 0) members[std::string(to_string(static_cast<taint>(i)))] = w.discarded_because[i];
   return members;
+}
+
+char const* signal_name(int signo) {
+  switch (signo) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "signal";
+  }
 }
 
 /// Why the pipe is smaller than --pipe-size asked, "" when it is not.
@@ -112,37 +98,56 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  static_cast<unsigned long long>(r.silences));
 }
 
-bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& r) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
-  std::fprintf(f,
-               "{\n  \"bytes\": %llu,\n  \"seconds\": %.9f,\n  \"gib_per_second\": %.6f,\n  \"mode\": %s,\n"
-               "  \"threads\": %u,\n  \"pinned\": %u,\n  \"buffers_per_worker\": %u,\n  \"arch\": %s,\n"
-               "  \"output_path\": %s,\n  \"spin\": %s,\n  \"reuse\": %s,\n  \"pipe_size\": %zu,\n  \"sizing\": %s,\n"
-               "  \"huge_pages\": %s,\n  \"huge_pages_kb\": %zu,\n  \"status\": %s,\n  \"error\": %s,\n"
-               "  \"ended\": %s,\n  \"rate\": %llu,\n  \"duration\": %.9f,\n  \"piece_bytes\": %zu,\n"
-               "  \"write_size\": %s,\n  \"seed\": %s,\n  \"workers\": [",
-               static_cast<unsigned long long>(r.bytes), r.seconds, rate(r.bytes, r.seconds),
-               quoted(setup.mode).c_str(), r.threads, r.pinned, r.buffers_per_worker, quoted(setup.arch).c_str(),
-               quoted(setup.output_path).c_str(), setup.spin ? "true" : "false", quoted(setup.reuse).c_str(),
-               setup.pipe_size, quoted(setup.sizing).c_str(), r.huge_pages_kb > 0 ? "true" : "false", r.huge_pages_kb,
-               quoted(status_name(r.status)).c_str(), quoted(r.error).c_str(),
-               quoted(std::string(to_string(r.ended))).c_str(), static_cast<unsigned long long>(setup.rate),
-               setup.duration_seconds, r.pace_piece_bytes, quoted(setup.write_size).c_str(),
-               setup.seeded ? std::to_string(setup.seed).c_str() : "null");
-  for (std::size_t i = 0; i < r.workers.size(); ++i) {
-    worker_stats const& w = r.workers[i];
-    std::fprintf(f,
-                 "%s\n    {\"cpu\": %d, \"bytes\": %llu, \"chunks\": %llu, \"fill_seconds\": %.9f, "
-                 "\"wait_seconds\": %.9f, \"emit_seconds\": %.9f, \"wait_retries\": %llu, \"reused\": %llu, "
-                 "\"discarded\": %llu, \"discarded_because\": {%s}}",
-                 i == 0 ? "" : ",", w.cpu, static_cast<unsigned long long>(w.bytes),
-                 static_cast<unsigned long long>(w.chunks), w.fill_seconds, w.wait_seconds, w.emit_seconds,
-                 static_cast<unsigned long long>(w.wait_retries), static_cast<unsigned long long>(w.reused),
-                 static_cast<unsigned long long>(w.discarded), taint_json(w).c_str());
-  }
-  std::fprintf(f, "\n  ]\n}\n");
-  return std::fclose(f) == 0;
+std::string run_status(run_report const& r, int signo) {
+  if (r.status == emit_status::failed) return "failed";
+  if (r.status == emit_status::reader_gone) return "reader_gone";
+  return r.stopped || signo != 0 ? "interrupted" : "ok";
+}
+
+json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines, int signo) {
+  json workers = json::array();
+  for (worker_stats const& w : r.workers)
+    workers.push_back({{"cpu", w.cpu},
+                       {"bytes", w.bytes},
+                       {"chunks", w.chunks},
+                       {"fill_seconds", w.fill_seconds},
+                       {"wait_seconds", w.wait_seconds},
+                       {"emit_seconds", w.emit_seconds},
+                       {"wait_retries", w.wait_retries},
+                       {"reused", w.reused},
+                       {"discarded", w.discarded},
+                       {"discarded_because", taint_json(w)}});
+  return {{"status", run_status(r, signo)},
+          {"signal", signo != 0 ? json(signal_name(signo)) : json(nullptr)},
+          {"bytes", r.bytes},
+          {"lines", lines},
+          {"seconds", r.seconds},
+          {"gib_per_second", rate(r.bytes, r.seconds)},
+          {"mode", setup.mode},
+          {"threads", r.threads},
+          {"threads_asked", std::max(setup.threads_asked, r.threads)},
+          {"pinned", r.pinned},
+          {"buffers_per_worker", r.buffers_per_worker},
+          {"arch", setup.arch},
+          {"output_path", setup.output_path},
+          {"spin", setup.spin},
+          {"reuse", setup.reuse},
+          {"pipe_size", setup.pipe_size},
+          {"sizing", setup.sizing},
+          {"huge_pages", r.huge_pages_kb > 0},
+          {"huge_pages_kb", r.huge_pages_kb},
+          {"error", r.error},
+          {"ended", std::string(to_string(r.ended))},
+          {"rate", setup.rate},
+          {"duration", setup.duration_seconds},
+          {"piece_bytes", r.pace_piece_bytes},
+          {"write_size", setup.write_size},
+          {"seed", setup.seeded ? json(setup.seed) : json(nullptr)},
+          {"stall", setup.stall},
+          {"stalls", r.stalls},
+          {"burst", setup.burst},
+          {"silences", r.silences},
+          {"workers", workers}};
 }
 
 }  // namespace fizzgen::cli

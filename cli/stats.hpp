@@ -1,9 +1,10 @@
 #pragma once
-// --stats (a human summary on stderr) and --stats-json FILE (the same, machine-readable).
+// --stats (a human summary on stderr) and --json FILE (the same, machine-readable: cli/report.hpp).
 
 #include <cstdio>
 #include <string>
 
+#include "cli/report.hpp"
 #include "engine/run.hpp"
 
 namespace fizzgen::cli {
@@ -29,7 +30,11 @@ struct run_setup {
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);
-/// Writes the JSON document; false when the file cannot be written.
-bool write_stats_json(std::string const& path, run_setup const& setup, run_report const& report);
+/// How a run ended, for every report: "ok" (the end asked for: --count, --bytes, --duration),
+/// "interrupted" (a signal: `signo`), "reader_gone" or "failed".
+std::string run_status(run_report const& report, int signo);
+/// The statistics as the members of the JSON report; `lines` emitted, `signo` the signal that
+/// stopped the run (0: none).
+json stats_json(run_setup const& setup, run_report const& report, std::uint64_t lines, int signo);
 
 }  // namespace fizzgen::cli

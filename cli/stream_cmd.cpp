@@ -1,65 +1,27 @@
 #include "cli/stream_cmd.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <stdexcept>
 
 #include "cli/args.hpp"
 #include "cli/progress.hpp"
+#include "cli/report.hpp"
 #include "cli/signals.hpp"
 #include "cli/stats.hpp"
 #include "engine/cpus.hpp"
 #include "engine/plan.hpp"
-#include "engine/reuse_monitor.hpp"
-#include "engine/run.hpp"
+#include "engine/stream.hpp"
 #include "output/sink.hpp"
 
 namespace fizzgen::cli {
 namespace {
-
-/// Every CPU this process may use, except one when fd 1 is a pipe or a socket: then a reader (pv,
-/// a forwarder) needs a CPU of its own, and the workers, one fewer, are pinned and poll the pipe.
-/// Measured on 2 CPUs into pv (bench/pipe_bench.sh, three runs): 1 worker 31.4-32.0 GiB/s, 2
-/// workers 20.9-21.4.
-/// A stored plan's thread count was measured into a pipe: files and terminals keep the default.
-bool stdout_is_pipe() {
-  struct stat st {};
-  return ::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
-/// Standard output is a pipe or a socket: a reader on this machine may need a CPU.
-bool output_has_reader(bool generate_only) {
-  struct stat st {};
-  return !generate_only && ::fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
-/// The most workers that leave a reader a CPU of its own: one fewer than the CPUs, at least one.
-unsigned workers_beside_reader() {
-  auto const n = static_cast<unsigned>(allowed_cpus().size());
-  return n <= 1 ? 1 : n - 1;
-}
-
-unsigned default_threads(bool generate_only) {
-  return output_has_reader(generate_only) ? workers_beside_reader()
-                                          : std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()));
-}
-
-/// FIZZGEN_EXACT_THREADS=1: run as many workers as asked for even where they leave the reader no
-/// CPU (tests of the hand-off between workers, on machines with few CPUs).
-bool exact_threads() {
-  char const* v = std::getenv("FIZZGEN_EXACT_THREADS");
-  return v != nullptr && v[0] == '1';
-}
 
 reuse_policy parse_reuse(std::string const& text) {
   if (text == "auto") return reuse_policy::automatic;
@@ -72,20 +34,25 @@ reuse_policy parse_reuse(std::string const& text) {
 
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   app.add_option("-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check());
   app.add_option("--rate", t.rate,
                  "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
                  "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
-      ->type_name("R");
+      ->type_name("R")
+      ->check(size_check(1, UINT64_MAX, "'0' must be at least 1 byte per second"));
   app.add_option("--duration", t.duration,
                  "Stop after T (500ms, 3s, 2m, 1h; bare: seconds) at the next piece or chunk; exit 0")
-      ->type_name("T");
+      ->type_name("T")
+      ->check(duration_check());
   app.add_option("--write-size", t.write_size,
                  "Cut the stream into write(2) calls of exactly these sizes: N, a list A,B,C (repeated) or "
                  "random:A..B (seeded); the output then copies (write) instead of vmsplice")
-      ->type_name("SIZES");
+      ->type_name("SIZES")
+      ->check(write_sizes_check());
   app.add_option("--stall", t.stall,
                  "Pause the writer for T after every N bytes (1M:300ms), or at points drawn with the seed "
                  "N bytes apart on average (random:1M:300ms)")
@@ -97,22 +64,26 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("--seed", t.seed,
                  "Seed for random choices (--write-size random:..., --stall random:...; default: a fresh one, "
                  "printed by --stats)")
-      ->type_name("S");
+      ->type_name("S")
+      ->check(size_check());
   app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket, which is also the most that work there: more would "
                  "leave the reader no CPU and only wait; 1 for yes, whose chunks never change)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(threads_check());
   app.add_option("--reuse", t.reuse,
                  "When a buffer handed to the pipe may be rewritten: auto (default: in place while the "
                  "pipe's readers have no pipe or socket to forward our pages into, else fresh pages), "
                  "never (fresh pages every time) or always (in place once it has left our pipe: fastest, "
                  "wrong for readers that forward pages with splice, like pv | cat)")
-      ->type_name("POLICY");
+      ->type_name("POLICY")
+      ->check(choice_check({"auto", "never", "always"}, "policy"));
   app.add_option("--pipe-size", t.pipe_size,
                  "Pipe size to ask for (default: one chunk, from the L2 cache); above what the system allows "
                  "(fs.pipe-max-size), the largest size allowed; --stats says which")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
   auto* gen_only = app.add_flag("--generate-only", t.generate_only,
                                 "Measure generation alone: fill buffers, hand them to a sink that only counts");
   app.add_flag("--pipe-only", t.pipe_only, "Measure the pipe alone: fill buffers once, vmsplice them again and again")
@@ -120,7 +91,9 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--no-pin", t.no_pin,
                "Never pin workers (by default each is pinned to its own CPU when a CPU stays free for the reader)");
   app.add_flag("--stats", t.stats, "Print throughput, paths taken and per-worker times on stderr at the end");
-  app.add_option("--stats-json", t.stats_json, "Write the same statistics as JSON to FILE")->type_name("FILE");
+  add_json_option(app, t.stats_json, "--json,--stats-json",
+                  "Write the same statistics as JSON to FILE, with the version, command line, start time, lines "
+                  "and how the run ended; '-' (standard output) only with --generate-only");
   app.add_flag("--progress", t.progress,
                "Show a live line on stderr (bytes, elapsed, rate, lines; percent and ETA when --count, --to or "
                "--bytes says where it ends) a few times a second, fitted to the terminal's width; "
@@ -132,12 +105,13 @@ void add_stream_options(CLI::App& app, stream_text& t) {
 }
 
 void add_rule_options(CLI::App& app, fizzbuzz_text& t) {
-  app.add_option("--from", t.from, "First number, any length (default 1)")->type_name("N");
+  app.add_option("--from", t.from, "First number, any length (default 1)")->type_name("N")->check(positive_check());
   app.add_option("--rule", t.rules,
                  "D:WORD - print WORD on multiples of D; repeatable, words concatenate in the order given "
                  "(default --rule 3:Fizz --rule 5:Buzz)")
       ->type_name("D:WORD")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(rule_check());
 }
 
 rule_set to_rules(std::vector<std::string> const& texts) {
@@ -177,8 +151,7 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
     s.why = "--chunk-bytes " + t.chunk_bytes + "; otherwise " + s.why;
   }
   if (!t.pipe_size.empty()) {
-    std::uint64_t const n = parse_size("--pipe-size", t.pipe_size);
-    if (n == 0 || n > (1u << 30)) throw std::invalid_argument("--pipe-size: must be from 1 to 1G");
+    std::uint64_t const n = parse_size("--pipe-size", t.pipe_size);  // 1..1G: size_check
     s.pipe_bytes = static_cast<std::size_t>(n);
     s.why = "--pipe-size " + t.pipe_size + "; " + s.why;
   }
@@ -187,9 +160,7 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
 
 std::optional<std::uint64_t> rate_option(std::string const& text) {
   if (text.empty()) return std::nullopt;
-  std::uint64_t const rate = parse_size("--rate", text);
-  if (rate == 0) throw std::invalid_argument("--rate: '0' must be at least 1 byte per second");
-  return rate;
+  return parse_size("--rate", text);  // > 0: size_check
 }
 
 /// --seed, or a fresh seed.
@@ -247,9 +218,8 @@ pause_plan pause_options(stream_text const& t, std::uint64_t seed, bool& seeded)
 
 std::optional<std::chrono::steady_clock::duration> duration_option(std::string const& text) {
   if (text.empty()) return std::nullopt;
-  std::chrono::nanoseconds const d = parse_duration("--duration", text);
-  if (d.count() == 0) throw std::invalid_argument("--duration: '" + text + "' must be more than 0");
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+  // > 0: duration_check
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(parse_duration("--duration", text));
 }
 
 kernel_arch const& choose_arch(std::string const& name) {
@@ -282,127 +252,69 @@ window parse_window(fizzbuzz_text const& f, stream_text const& t) {
 int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit,
            stream_sizes const& sizes) {
   bool const show_progress = want_progress(t.progress, STDERR_FILENO);
-  run_options options;
-  // A constant stream costs only its syscalls, which one thread issues best: more would only wait.
-  options.threads = !t.threads.empty()                       ? parse_threads(t.threads)
-                    : sizes.threads != 0 && stdout_is_pipe() ? sizes.threads
-                    : gen.constant()                         ? 1
-                                                             : default_threads(t.generate_only);
-  // Workers that leave the reader no CPU of its own wait for their turns while it runs: measured
-  // on 2 CPUs into pv, 2 workers ran at 0.56x and 7 at 0.46x of one. So into a pipe or socket at
-  // most one worker fewer than the CPUs works, however many were asked for (--stats says so).
-  unsigned const asked = options.threads;
-  if (output_has_reader(t.generate_only) && !exact_threads())
-    options.threads = std::min(options.threads, workers_beside_reader());
-  options.byte_limit = byte_limit;
-  options.rate = rate_option(t.rate);
-  options.duration = duration_option(t.duration);
+  if (t.stats_json == "-" && !t.generate_only)
+    throw std::invalid_argument("--json: standard output carries the stream: give a FILE (or --generate-only)");
+  json_report json_out(t.stats_json);  // opened now: a path that cannot be written fails before the run
+  stream_overrides o;
+  if (!t.threads.empty()) o.threads = parse_threads(t.threads);
+  o.no_pin = t.no_pin;
+  o.generate_only = t.generate_only;
+  o.pipe_only = t.pipe_only;
+  o.reuse = parse_reuse(t.reuse);
+  o.byte_limit = byte_limit;
+  o.rate = rate_option(t.rate);
+  o.duration = duration_option(t.duration);
   std::uint64_t const seed = seed_option(t);
   bool seeded = false;
-  options.write_sizes = write_size_option(t, seed, seeded);
-  options.pauses = pause_options(t, seed, seeded);
+  o.write_sizes = write_size_option(t, seed, seeded);
+  o.pauses = pause_options(t, seed, seeded);
   seeded = seeded || t.payload_seed;
   if (!t.seed.empty() && !seeded)
     throw std::invalid_argument("--seed: only --write-size random:... and --stall random:... use a seed");
-  options.reuse = parse_reuse(t.reuse);
-  options.pipe_only = t.pipe_only;
   if (!t.buffers.empty()) {
     std::uint64_t const n = parse_size("--buffers", t.buffers);
     if (n < 2 || n > 64) throw std::invalid_argument("--buffers: must be from 2 to 64");
-    options.buffers_per_worker = static_cast<unsigned>(n);
+    o.buffers_per_worker = static_cast<unsigned>(n);
   }
-  // Pinned workers on every CPU leave the reader (pv...) no CPU of its own, and the scheduler can
-  // no longer move a worker away from it: measured here, 2 workers pinned on 2 CPUs ran at half the
-  // speed of the same workers unpinned. So pin only when a CPU stays free, or when nothing reads.
-  std::size_t const cpus = allowed_cpus().size();
-  options.pin = !t.no_pin && (t.generate_only || options.threads < cpus);
-  // Polling a full pipe pays only when a core is left over for it besides the workers.
-  bool const spin = options.threads < cpus;
-  std::unique_ptr<sink> out;
-  try {
-    out = t.generate_only ? make_null_sink()
-                          : open_sink(STDOUT_FILENO, sizes.pipe_bytes, spin, options.write_sizes.has_value());
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "fizzgen: %s\n", e.what());
-    return 1;
-  }
-  // Each worker's ring: the chunks emitted after a buffer must fill the pipe the kernel granted.
-  if (options.buffers_per_worker == 0)
-    options.buffers_per_worker =
-        ring_buffers(std::max<std::size_t>(out->pipe_size(), sizes.chunk_bytes), sizes.chunk_bytes, options.threads,
-                     options.reuse == reuse_policy::automatic && sizes.spare_chunk);
   // Signals stop the run cleanly (statistics still printed); created before any other thread so
   // that every thread inherits the blocked signal mask.
   signal_guard signals;
-  options.stop = signals.token();
-  // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
-  std::optional<reuse_monitor> monitor;
-  // A constant stream (yes) never rewrites a buffer: nothing to decide.
-  if (options.reuse == reuse_policy::automatic && out->shares_pages() && !t.pipe_only && !gen.constant()) {
-    monitor.emplace(STDOUT_FILENO, *out);
-    options.monitor = &*monitor;
-  }
-  // Created after the signal guard: its thread inherits the blocked signals.
+  o.stop = signals.token();
   progress_counter progress;
   std::optional<progress_display> display;
   if (show_progress) {
-    options.progress = &progress;
-    display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
+    o.progress = &progress;
+    o.on_start = [&] {
+      display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
+    };
   }
-  run_report const report = run(gen, *out, options);
+  stream_outcome const r = run_stream(gen, STDOUT_FILENO, sizes, o);
   if (display) display->finish();  // before the statistics, which would otherwise share its line
 
   run_setup setup;
   setup.mode = t.generate_only ? "generate-only" : t.pipe_only ? "pipe-only" : "stream";
-  setup.threads_asked = asked;
+  setup.threads_asked = r.threads_asked;
   setup.arch = std::string(arch);
-  setup.output_path = std::string(out->path());
-  setup.pipe_size = out->pipe_size();
+  setup.output_path = r.output_path;
+  setup.pipe_size = r.pipe_size;
   setup.sizing = sizes.why;
-  setup.rate = options.rate.value_or(0);
+  setup.rate = o.rate.value_or(0);
   setup.write_size = t.write_size;
   setup.seed = seed;
   setup.seeded = seeded;
   setup.stall = t.stall;
   setup.burst = t.burst;
-  setup.duration_seconds = options.duration ? std::chrono::duration<double>(*options.duration).count() : 0;
+  setup.duration_seconds = o.duration ? std::chrono::duration<double>(*o.duration).count() : 0;
   setup.pipe_size_asked = sizes.pipe_bytes;
-  setup.spin = spin && out->pipe_size() > 0;
-  setup.reuse = out->shares_pages() ? std::string(to_string(options.reuse)) : "n/a (the output copies)";
-  if (monitor) {
-    // The path this reader gets: in place when an epoch opened and buffers were rewritten in it,
-    // or the newest scan found the readers safe (processes created elsewhere may have ended
-    // epochs: the findings follow, and each worker says where its buffers went).
-    std::uint64_t reused = 0;
-    for (worker_stats const& w : report.workers) reused += w.reused;
-    bool const in_place = monitor->epochs() > 0 && (reused > 0 || monitor->readers_safe());
-    setup.reuse += in_place ? " (in place: " + monitor->safe_why() : " (fresh pages: " + monitor->why();
-    setup.reuse += "; " + std::to_string(monitor->scans()) + " scans of /proc, " + std::to_string(monitor->rechecks()) +
-                   " re-checks (" + std::to_string(std::lround(monitor->recheck_seconds() * 1e3)) + " ms), " +
-                   std::to_string(monitor->epochs()) + " safe epochs";
-    std::string ended;
-    auto const breaks = monitor->breaks();
-    for (std::size_t i = 0; i < breaks.size(); ++i)
-      if (breaks[i] != 0)
-        ended += (ended.empty() ? "" : ", ") + std::string(to_string(static_cast<taint>(i))) + " " +
-                 std::to_string(breaks[i]);
-    setup.reuse += (ended.empty() ? "" : "; unsafe findings: " + ended) + ")";
-  }
-  if (t.stats) print_stats(stderr, setup, report);
-  if (!t.stats_json.empty() && !write_stats_json(t.stats_json, setup, report))
-    std::fprintf(stderr, "fizzgen: %s: %s\n", t.stats_json.c_str(), std::strerror(errno));
-  if (monitor) {
-    // The stream is over: the reader sees its end now, not after the monitor's teardown (closing
-    // its inotify descriptor waits for an RCU grace period, about 20 ms here).
-    if (int const null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
-      ::dup2(null, STDOUT_FILENO);
-      ::close(null);
-    }
-    monitor.reset();
-  }
+  setup.spin = r.spin;
+  setup.reuse = r.reuse;
+  if (t.stats) print_stats(stderr, setup, r.report);
+  std::string const unwritten = json_out.write(stats_json(setup, r.report, r.lines, signals.received()));
+  if (!unwritten.empty()) std::fprintf(stderr, "fizzgen: %s\n", unwritten.c_str());
 
   signals.finish();  // a signal arrived: end the process with it, now that the statistics are out
-  return exit_status(report.status, report.error);
+  int const status = exit_status(r.report.status, r.report.error);
+  return status == 0 && !unwritten.empty() ? 1 : status;
 }
 
 int exit_status(emit_status status, std::string const& error) {

@@ -43,7 +43,7 @@ struct fizzbuzz_text {
 };
 
 /// --count, --bytes, --rate, --duration, --threads, --reuse, --pipe-size, --generate-only,
-/// --pipe-only, --no-pin, --stats, --stats-json, --progress, and the hidden --chunk-bytes and --buffers.
+/// --pipe-only, --no-pin, --stats, --json (alias --stats-json), --progress, and the hidden --chunk-bytes and --buffers.
 void add_stream_options(CLI::App& app, stream_text& t);
 /// --from and --rule.
 void add_rule_options(CLI::App& app, fizzbuzz_text& t);

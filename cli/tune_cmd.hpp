@@ -1,7 +1,5 @@
 #pragma once
-// `fizzgen tune`: measures candidate plans (chunk size, pipe size, threads) end to end into this
-// binary's own splicing sink, and stores the fastest as this machine's plan (engine/plan.hpp),
-// which every later `fizzgen` stream on the machine then uses.
+// `fizzgen tune`'s options; the measuring and storing is bench/tune.hpp.
 
 #include <CLI/CLI.hpp>
 #include <string>

@@ -1,31 +1,24 @@
 #include "engine/morse_stream.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <span>
 #include <stdexcept>
-#include <vector>
-
-#include <tbb/global_control.h>
-#include <tbb/parallel_pipeline.h>
-#include <tbb/task_arena.h>
 
 #include "engine/sigbus_guard.hpp"
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
 #include "output/sink.hpp"
 #include "output/sys.hpp"
+#include "pipeline/ordered.hpp"
 
 namespace fizzgen {
 namespace {
@@ -35,18 +28,13 @@ namespace {
   throw std::runtime_error(file + ": " + std::strerror(err));
 }
 
-/// One chunk on its way through the pipeline.
+/// One chunk on its way through the pipeline; reused, buffers and all.
 struct token {
   std::unique_ptr<char[]> in_buf;  ///< read(2) input lands here (mapped input needs none)
   std::span<char const> in;        ///< the chunk: in in_buf or in the mapping
   std::unique_ptr<char[]> out_buf;
   char* out = nullptr;  ///< out_buf + 1: the byte before is room for a space the joiner adds
   std::size_t out_len = 0;
-  /// The stage that last handed the token on. TBB orders the stages, but inside libtbb, where
-  /// ThreadSanitizer cannot see; this release/acquire pair shows it the same order.
-  std::atomic<int> stage{0};
-  void hand_on(int to) noexcept { stage.store(to, std::memory_order_release); }     // pairs with take_from
-  void take_from() const noexcept { (void)stage.load(std::memory_order_acquire); }  // pairs with hand_on
 };
 
 /// A regular file's bytes from the current offset, mapped; empty when the fd is anything else
@@ -110,22 +98,19 @@ class mapping {
 std::size_t read_some(int fd, char* buf, std::size_t cap, std::string const& name) {
   std::size_t got = 0;
   while (got < cap) {
-    ssize_t const r = ::read(fd, buf + got, cap - got);
+    ssize_t const r = sys::read(fd, buf + got, cap - got);
     if (r > 0) {
       got += static_cast<std::size_t>(r);
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 0) <= 0 || (p.revents & POLLIN) == 0) break;  // nothing more ready now
+      if (sys::poll_in(fd, 0) <= 0) break;  // nothing more ready now
       continue;
     }
     if (r == 0) break;
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN) {  // a non-blocking fd 0: wait for data rather than spin
+    if (r == -EAGAIN) {  // a non-blocking fd 0: wait for data rather than spin
       if (got > 0) break;
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, -1) < 0 && errno != EINTR) throw_errno(name, errno);
+      if (int const p = sys::poll_in(fd, -1); p < 0) throw_errno(name, -p);
       continue;
     }
-    throw_errno(name, errno);
+    throw_errno(name, static_cast<int>(-r));
   }
   return got;
 }
@@ -246,39 +231,6 @@ class chunker {
   std::size_t carry_len_ = 0;
 };
 
-/// Tokens are reused: fresh multi-MiB buffers for every chunk would cost a page fault per page.
-class token_pool {
- public:
-  token_pool(std::size_t in_bytes, std::size_t out_bytes, bool needs_input)
-      : in_bytes_(in_bytes), out_bytes_(out_bytes), needs_input_(needs_input) {}
-  token* take() {
-    std::lock_guard lock(mutex_);
-    if (!free_.empty()) {
-      token* t = free_.back();
-      free_.pop_back();
-      return t;
-    }
-    auto t = std::make_unique<token>();
-    // new char[] leaves the memory untouched: pages a chunk never reaches cost nothing.
-    if (needs_input_) t->in_buf.reset(new char[in_bytes_]);
-    t->out_buf.reset(new char[out_bytes_ + 1]);
-    t->out = t->out_buf.get() + 1;
-    all_.push_back(std::move(t));
-    return all_.back().get();
-  }
-  void give(token* t) {
-    std::lock_guard lock(mutex_);
-    free_.push_back(t);
-  }
-
- private:
-  std::size_t in_bytes_, out_bytes_;
-  bool needs_input_;
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<token>> all_;
-  std::vector<token*> free_;
-};
-
 }  // namespace
 
 morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options const& options) {
@@ -291,97 +243,56 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   // A decode chunk may hold up to 9 bytes more than `chunk`: 8 carried from the previous read, or
   // the last 8 bytes of a long group and its separator (decode_chunk).
   std::size_t const in_cap = chunk + 9;
-  token_pool pool(in_cap, encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap), !input.mapped());
-  std::atomic<bool> stop{false};  // set by the output stage, read by the input stage
+  std::size_t const out_cap = encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap);
   morse::encode_joiner joiner;
   kernel_arch const& arch = options.arch != nullptr ? *options.arch : default_arch();
-  // TBB runs each serial stage one call at a time, yet on any thread; the locks (never contended)
-  // make that order visible to ThreadSanitizer, and to the reads of report and input at the end.
-  std::mutex input_order, output_order;
 
   // The three stages: read in order, transform in parallel, write in order.
-  auto read = [&](tbb::flow_control& fc) -> token* {
-    std::lock_guard const order(input_order);
-    if (stop.load(std::memory_order_relaxed)) {
-      fc.stop();
-      return nullptr;
+  auto read = [&](token& t) {
+    if (!t.out_buf) {
+      // new char[] leaves the memory untouched: pages a chunk never reaches cost nothing.
+      if (!input.mapped()) t.in_buf.reset(new char[in_cap]);
+      t.out_buf.reset(new char[out_cap + 1]);
+      t.out = t.out_buf.get() + 1;
     }
-    token* t = pool.take();
-    if (!input.next(*t)) {
-      pool.give(t);
-      fc.stop();
-      return nullptr;
-    }
-    t->hand_on(1);
-    return t;
+    return input.next(t);
   };
-  auto transform = [&](token* t) -> token* {
-    t->take_from();
-    if (encoding) {
-      t->out_len = morse::encode_eager(t->in, t->out, arch);
-    } else {
-      t->out_len = morse::decode(t->in, t->out);
-    }
-    t->hand_on(2);
-    return t;
+  auto transform = [&](token& t) {
+    t.out_len = encoding ? morse::encode_eager(t.in, t.out, arch) : morse::decode(t.in, t.out);
   };
-  auto emit = [&](token* t) {
-    std::lock_guard const order(output_order);
-    t->take_from();
-    if (!stop.load(std::memory_order_relaxed) && input.cut()) {  // this chunk may hold zeros read past the cut
+  auto emit = [&](token& t) {
+    if (input.cut()) {  // this chunk may hold zeros read past the cut: nothing more goes out
       report.status = emit_status::failed;
       report.error = options.input_name + ": file truncated";
-      stop.store(true, std::memory_order_relaxed);
+      return false;
     }
-    if (!stop.load(std::memory_order_relaxed)) {
-      std::span<char const> out{t->out, t->out_len};
-      if (encoding) {
-        morse::encode_joiner::piece const p = joiner.next(out);
-        out = p.body;
-        if (p.space) {
-          t->out[-1] = ' ';  // the byte before the chunk is reserved for this
-          out = {t->out - 1, out.size() + 1};
-        }
-      }
-      emit_status const s = write_all(out_fd, out, report.error);
-      report.bytes_out += out.size();
-      if (s != emit_status::ok) {
-        report.status = s;
-        stop.store(true, std::memory_order_relaxed);  // only a hint to the input stage to stop
+    std::span<char const> out{t.out, t.out_len};
+    if (encoding) {
+      morse::encode_joiner::piece const p = joiner.next(out);
+      out = p.body;
+      if (p.space) {
+        t.out[-1] = ' ';  // the byte before the chunk is reserved for this
+        out = {t.out - 1, out.size() + 1};
       }
     }
-    pool.give(t);
+    report.status = write_all(out_fd, out, report.error);
+    report.bytes_out += out.size();
+    return report.status == emit_status::ok;
   };
 
-  // Taken before the run, finalized after it: see the end.
-  tbb::task_scheduler_handle workers{tbb::attach{}};
   try {
-    // TBB caps its workers at the CPU count (and warns on stderr when asked for more) unless the
-    // limit is raised: --threads is the user's to choose, so raise it to what was asked.
-    auto const threads = std::max(options.threads, 1u);
-    tbb::global_control const limit(tbb::global_control::max_allowed_parallelism, threads);
-    tbb::task_arena arena(static_cast<int>(threads));
-    tbb::filter<void, void> const chain = tbb::make_filter<void, token*>(tbb::filter_mode::serial_in_order, read) &
-                                          tbb::make_filter<token*, token*>(tbb::filter_mode::parallel, transform) &
-                                          tbb::make_filter<token*, void>(tbb::filter_mode::serial_in_order, emit);
     // Enough chunks in flight for every core plus the two serial stages; capped, because each
     // holds about 1.3 MiB once used and thread counts far above the CPUs buy nothing.
-    std::size_t const tokens = 2 * std::size_t{std::min(threads, 64u)} + 2;
-    arena.execute([&] { tbb::parallel_pipeline(tokens, chain); });
+    unsigned const threads = std::max(options.threads, 1u);
+    pipeline::run_ordered<token>(threads, 2 * std::size_t{std::min(threads, 64u)} + 2, read, transform, emit);
   } catch (std::bad_alloc const&) {  // a chunk's buffers (taken as chunks come): ulimit -v, a cgroup
     report.status = emit_status::failed;
     report.error = "cannot allocate the buffers of a chunk (" + std::to_string(in_cap >> 10) + " KiB in, " +
-                   std::to_string((encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap)) >> 10) +
-                   " KiB out): " + std::strerror(ENOMEM);
+                   std::to_string(out_cap >> 10) + " KiB out): " + std::strerror(ENOMEM);
   } catch (std::exception const& e) {
     report.status = emit_status::failed;
     report.error = e.what();
   }
-  // TBB's workers are joined, so none outlives the run, and the next run starts fresh ones after
-  // setting up its stages. That order comes from pthread_create, which ThreadSanitizer sees; the
-  // wake-up of a parked worker happens inside libtbb, which it cannot see, and reads as a race.
-  tbb::finalize(workers, std::nothrow);
-  std::scoped_lock const done(input_order, output_order);
   report.bytes_in = input.bytes();
   if (report.status == emit_status::ok && input.cut_short()) {
     report.status = emit_status::failed;

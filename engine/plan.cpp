@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -184,6 +185,14 @@ bool save_plan(std::string const& path, stored_plan const& p, std::string& error
     return false;
   }
   return true;
+}
+
+std::string utc_text(std::time_t t) {
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
 }
 
 }  // namespace fizzgen

@@ -6,6 +6,7 @@
 // allowed); one that names another machine is ignored, and `--stats` says why.
 
 #include <cstddef>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,5 +53,8 @@ plan_lookup find_plan(std::string const& path, machine_identity const& machine);
 
 /// Writes the plan (creating its directory); false with `error` set when it cannot.
 bool save_plan(std::string const& path, stored_plan const& p, std::string& error);
+
+/// t as ISO 8601 in UTC, "2026-12-01T16:00:00Z": how plans (and reports) write a time.
+std::string utc_text(std::time_t t);
 
 }  // namespace fizzgen

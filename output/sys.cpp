@@ -10,6 +10,7 @@
 namespace fizzgen::sys {
 namespace {
 
+ssize_t real_read(int fd, void* buf, std::size_t len) { return ::read(fd, buf, len); }
 ssize_t real_write(int fd, void const* buf, std::size_t len) { return ::write(fd, buf, len); }
 ssize_t real_vmsplice(int fd, iovec const* iov, unsigned long n, unsigned flags) {
   return ::vmsplice(fd, iov, n, flags);
@@ -23,8 +24,15 @@ int real_poll_out(int fd) {
   pollfd p{fd, POLLOUT, 0};
   return ::poll(&p, 1, -1);
 }
+int real_poll_in(int fd, int timeout_ms) {
+  pollfd p{fd, POLLIN, 0};
+  int const r = ::poll(&p, 1, timeout_ms);
+  // POLLHUP (the writer closed) and POLLERR also end a wait: the next read says what happened.
+  return r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) == 0 ? 0 : r;
+}
 
-constexpr ops kReal{real_write, real_vmsplice, real_splice, real_fcntl, real_madvise, real_poll_out};
+constexpr ops kReal{real_read,  real_write,   real_vmsplice, real_splice,
+                    real_fcntl, real_madvise, real_poll_out, real_poll_in};
 ops live = kReal;
 
 /// Calls f until it does not fail with EINTR; -errno on failure.
@@ -42,6 +50,9 @@ auto retry(F f) noexcept {
 ops& table() noexcept { return live; }
 ops const& real() noexcept { return kReal; }
 
+ssize_t read(int fd, void* buf, std::size_t len) noexcept {
+  return retry([&] { return live.read(fd, buf, len); });
+}
 ssize_t write(int fd, void const* buf, std::size_t len) noexcept {
   return retry([&] { return live.write(fd, buf, len); });
 }
@@ -59,6 +70,9 @@ int madvise(void* addr, std::size_t len, int advice) noexcept {
 }
 int poll_out(int fd) noexcept {
   return retry([&] { return live.poll_out(fd); });
+}
+int poll_in(int fd, int timeout_ms) noexcept {
+  return retry([&] { return live.poll_in(fd, timeout_ms); });
 }
 
 }  // namespace fizzgen::sys

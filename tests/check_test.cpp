@@ -1,7 +1,7 @@
 // fizzgen check against streams built here the obvious way, one line at a time; nothing from
 // generators/ so that the judge and the judged never share a bug.
 
-#include "cli/check.hpp"
+#include "verify/check.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

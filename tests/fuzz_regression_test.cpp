@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "cli/args.hpp"
-#include "cli/check.hpp"
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/rules.hpp"
 #include "oracle.hpp"
+#include "verify/check.hpp"
 
 // The harnesses' LLVMFuzzerTestOneInput, renamed by tests/CMakeLists.txt.
 extern "C" int args_fuzz_one_input(std::uint8_t const* data, std::size_t size);

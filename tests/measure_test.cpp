@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/bench_child.hpp"
+#include "bench/child.hpp"
 #include "cli/progress.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/units.hpp"
@@ -43,9 +43,6 @@ bool contains(std::string const& s, std::string const& what) { return s.find(wha
 
 /// Each test gets a fresh directory; commands run in it through bash with $F naming fizzgen.
 class Measure : public pipeline_test {};
-
-using fizzgen::cli::bench::json_number;
-using fizzgen::cli::bench::json_string;
 
 // ---- fizzgen sink -------------------------------------------------------------------------------
 
@@ -180,15 +177,19 @@ TEST_F(Measure, BenchQuickJson) {
     EXPECT_TRUE(contains(j, "\"" + std::string(key) + "\": ")) << key;
   // Every run succeeded and measured something.
   EXPECT_FALSE(contains(j, "\"ok_runs\": 0")) << j;
+  auto const doc = parse_json(j);
   std::size_t results = 0;
-  for (std::size_t at = j.find("\"series\": "); at != std::string::npos; at = j.find("\"series\": ", at + 1)) {
+  for (auto const& r : doc.value("results", nlohmann::ordered_json::array())) {
     ++results;
-    std::string const line = j.substr(at, j.find('\n', at) - at);
-    EXPECT_GT(json_number(line, "median_gib_per_second"), 0) << line;
-    EXPECT_TRUE(contains(line, "\"errors\": []")) << line;
+    EXPECT_GT(r.value("median_gib_per_second", 0.0), 0) << r.dump();
+    EXPECT_TRUE(r.value("errors", nlohmann::ordered_json::array()).empty()) << r.dump();
   }
   EXPECT_GE(results, 12u);  // 4 measurements x (1..CPUs + oversubscribed) at least
-  EXPECT_EQ(json_number(j, "bytes_per_run"), 8 << 20);
+  EXPECT_EQ(doc["settings"].value("bytes_per_run", 0), 8 << 20);
+  // The one convention of every report: version, command line, start time, status.
+  EXPECT_EQ(doc.value("status", ""), "ok");
+  EXPECT_EQ(doc.value("command_line", nlohmann::ordered_json::array()).size(), 9u) << doc["command_line"].dump();
+  EXPECT_TRUE(doc.contains("start_time"));
 }
 
 TEST_F(Measure, PlotScriptDrawsTheBenchJson) {
@@ -205,11 +206,57 @@ TEST_F(Measure, PlotScriptDrawsTheBenchJson) {
   EXPECT_EQ(sh(std::string(FIZZGEN_PLOT_SCRIPT) + " missing.json").status, 2);
 }
 
+TEST_F(Measure, PlotScriptReadsAnyLayoutOfTheJson) {
+  // A stand-in gnuplot keeps what it is fed; the same results, on one line and pretty-printed.
+  ASSERT_EQ(
+      sh("mkdir bin && printf '#!/bin/sh\\ncat >>\"$PWD/gnuplot.in\"\\n' >bin/gnuplot && chmod +x bin/gnuplot").status,
+      0);
+  std::string const result =
+      R"({"series": "end-to-end -> sink --splice", "threads": 2, "chunk_bytes": 1048576, "pipe_size": 65536, )"
+      R"("progress": false, "sweeps": ["threads", "pipe_size"], "median_gib_per_second": 3.5, )"
+      R"("min_gib_per_second": 3, "max_gib_per_second": 4})";
+  std::string const compact = R"({"machine": {"cpu_model": "X", "cpus_allowed": 2}, "settings": {"reps": 1, )"
+                              R"("bytes_per_run": 1048576}, "results": [)" +
+                              result + "]}";
+  std::string pretty;
+  for (char c : compact)
+    pretty += c == ',' ? std::string(",\n    ") : c == '{' ? std::string("{\n  ") : std::string(1, c);
+  for (auto const& [name, text] : {std::pair{"compact", compact}, std::pair{"pretty", pretty}}) {
+    std::ofstream(path(std::string(name) + ".json")) << text;
+    fs::remove(path("gnuplot.in"));
+    outcome const o = sh("PATH=$PWD/bin:$PATH " + std::string(FIZZGEN_PLOT_SCRIPT) + " " + name + ".json plots svg");
+    EXPECT_EQ(o.status, 0) << name << ": " << o.err;
+    EXPECT_TRUE(contains(o.out, "plots/bench-threads.svg")) << name << ": " << o.out;
+    EXPECT_TRUE(contains(o.out, "plots/bench-pipe-size.svg")) << name << ": " << o.out;
+    EXPECT_TRUE(contains(file("gnuplot.in"), "end-to-end -> sink --splice")) << name;
+  }
+  std::ofstream(path("other.json")) << R"({"bytes": 5})";
+  EXPECT_EQ(sh("PATH=$PWD/bin:$PATH " + std::string(FIZZGEN_PLOT_SCRIPT) + " other.json plots").status, 2);
+}
+
 TEST_F(Measure, BenchUnwritableJsonFailsAtOnce) {
   outcome const o = sh("$F bench --quick --json /nonexistent/dir/b.json", 10s);
-  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_EQ(o.out, "");
   EXPECT_EQ(count(o.err, '\n'), 1u) << o.err;
   EXPECT_EQ(o.err, "fizzgen: /nonexistent/dir/b.json: No such file or directory\n");
+}
+
+TEST_F(Measure, BenchInterruptedLeavesNoTemporaryFolder) {
+  // A private TMPDIR, where the runs' folder appears once bench measures; job control (set -m) so
+  // that the background bench does not start with SIGINT ignored, as bash would leave it.
+  for (char const* sig : {"INT", "TERM"}) {
+    fs::remove_all(path("tmp"));
+    fs::create_directory(path("tmp"));
+    outcome const o =
+        sh(std::string("set -m; TMPDIR=$PWD/tmp $F bench --only threads --reps 1000 --bytes 64M >out 2>err & "
+                       "pid=$!; for i in $(seq 200); do ls tmp | grep -q fizzgen_bench_ && break; "
+                       "sleep 0.05; done; sleep 0.5; kill -") +
+               sig + " $pid; wait $pid; echo $?",
+           60s);
+    EXPECT_EQ(o.out, std::string(sig) == "INT" ? "130\n" : "143\n") << sig << ": " << read_file(path("err"));
+    EXPECT_TRUE(fs::is_empty(path("tmp"))) << sig << ": the runs' folder is left behind";
+  }
 }
 
 TEST_F(Measure, BenchBadUsage) {

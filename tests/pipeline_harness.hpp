@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
@@ -98,7 +99,7 @@ struct outcome {
   std::string out, err;
 };
 
-/// The numbers of a `--stats-json` file that the tests look at.
+/// The numbers of a `--json FILE` statistics report that the tests look at.
 struct stats_json {
   bool parsed = false;
   std::uint64_t bytes = 0;
@@ -109,41 +110,42 @@ struct stats_json {
   std::uint64_t reused = 0, discarded = 0;  ///< summed over the workers
 };
 
-/// The value after `"key": ` from position `from` on ("" when absent): a number, or a string
-/// without its quotes.
-inline std::string json_value(std::string const& text, std::string const& key, std::size_t from = 0) {
-  std::string const tag = "\"" + key + "\": ";
-  std::size_t pos = text.find(tag, from);
-  if (pos == std::string::npos) return {};
-  pos += tag.size();
-  if (pos < text.size() && text[pos] == '"') {
-    std::size_t const end = text.find('"', pos + 1);
-    return end == std::string::npos ? std::string() : text.substr(pos + 1, end - pos - 1);
-  }
-  std::size_t const end = text.find_first_of(",}\n", pos);
-  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+/// A JSON report (`--json FILE`, `sink --json`, `bench --json`) parsed; an empty object when the
+/// text is not one.
+inline nlohmann::ordered_json parse_json(std::string const& text) {
+  auto doc = nlohmann::ordered_json::parse(text, nullptr, false);
+  return doc.is_object() ? doc : nlohmann::ordered_json::object();
+}
+
+/// A number member of a JSON report, `fallback` when absent or not a number.
+inline double json_number(std::string const& text, std::string const& key, double fallback = 0) {
+  auto const doc = parse_json(text);
+  auto const it = doc.find(key);
+  return it != doc.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+/// A string member of a JSON report, "" when absent or not a string.
+inline std::string json_string(std::string const& text, std::string const& key) {
+  auto const doc = parse_json(text);
+  auto const it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 inline stats_json parse_stats_json(std::string const& text) {
   stats_json s;
-  auto number = [](std::string const& v) -> std::uint64_t { return v.empty() ? 0 : std::stoull(v); };
-  std::string const bytes = json_value(text, "bytes");
-  if (bytes.empty()) return s;
+  auto const doc = parse_json(text);
+  if (!doc.contains("bytes")) return s;
   s.parsed = true;
-  s.bytes = number(bytes);
-  s.pipe_size = number(json_value(text, "pipe_size"));
-  s.huge_pages_kb = number(json_value(text, "huge_pages_kb"));
-  s.output_path = json_value(text, "output_path");
-  s.reuse = json_value(text, "reuse");
-  s.status = json_value(text, "status");
-  // Workers: {"cpu": N, ... "reused": N, "discarded": N}, one per line after "workers".
-  for (std::size_t pos = text.find("\"workers\""); pos != std::string::npos;) {
-    pos = text.find("{\"cpu\": ", pos);
-    if (pos == std::string::npos) break;
-    s.cpus.push_back(std::stoi(json_value(text, "cpu", pos)));
-    s.reused += number(json_value(text, "reused", pos));
-    s.discarded += number(json_value(text, "discarded", pos));
-    ++pos;
+  s.bytes = doc.value("bytes", std::uint64_t{0});
+  s.pipe_size = doc.value("pipe_size", std::uint64_t{0});
+  s.huge_pages_kb = doc.value("huge_pages_kb", std::uint64_t{0});
+  s.output_path = doc.value("output_path", "");
+  s.reuse = doc.value("reuse", "");
+  s.status = doc.value("status", "");
+  for (auto const& w : doc.value("workers", nlohmann::ordered_json::array())) {
+    s.cpus.push_back(w.value("cpu", -1));
+    s.reused += w.value("reused", std::uint64_t{0});
+    s.discarded += w.value("discarded", std::uint64_t{0});
   }
   return s;
 }

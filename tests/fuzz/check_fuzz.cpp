@@ -1,4 +1,4 @@
-// libFuzzer target: `fizzgen check`'s checker (cli/check.hpp) on any stream. Its verdict, fed the
+// libFuzzer target: `fizzgen check`'s checker (verify/check.hpp) on any stream. Its verdict, fed the
 // whole stream at once and fed in fuzzed pieces, must equal a reference verdict computed the
 // obvious way: compare the stream byte by byte with the oracle's lines; the first difference names
 // the bad line. So a correct stream (generated from fuzzed start, count and rules, perhaps cut
@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "cli/check.hpp"
 #include "fuzz_input.hpp"
 #include "oracle.hpp"
+#include "verify/check.hpp"
 
 namespace {
 

@@ -1,6 +1,4 @@
-#include "cli/check_streams.hpp"
-
-#include <unistd.h>
+#include "verify/check_streams.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,6 +7,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "output/sys.hpp"
 
 namespace fizzgen::check {
 namespace {
@@ -41,11 +41,10 @@ int check_random_main(std::uint64_t seed, std::optional<std::uint64_t> bytes, in
     // Fill a whole block (a pipe hands out what it holds), so each block is whole words.
     std::size_t have = 0;
     while (have < kBlock) {
-      ssize_t const n = ::read(fd, got.data() + have, kBlock - have);
-      if (n < 0 && errno == EINTR) continue;
+      ssize_t const n = sys::read(fd, got.data() + have, kBlock - have);  // EINTR retried there
       if (n < 0) {
         std::fprintf(err, "fizzgen check: read error after %" PRIu64 " bytes: %s\n", total + have,
-                     std::strerror(errno));
+                     std::strerror(static_cast<int>(-n)));
         return 1;
       }
       if (n == 0) break;
@@ -96,10 +95,10 @@ int check_yes_main(std::string_view line, std::optional<std::uint64_t> lines, st
   std::vector<char> got(kBlock);
   std::uint64_t total = 0;
   for (;;) {
-    ssize_t const n = ::read(fd, got.data(), kBlock);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t const n = sys::read(fd, got.data(), kBlock);  // EINTR retried there
     if (n < 0) {
-      std::fprintf(err, "fizzgen check: read error after %" PRIu64 " bytes: %s\n", total, std::strerror(errno));
+      std::fprintf(err, "fizzgen check: read error after %" PRIu64 " bytes: %s\n", total,
+                   std::strerror(static_cast<int>(-n)));
       return 1;
     }
     if (n == 0) break;

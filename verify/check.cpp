@@ -1,4 +1,4 @@
-#include "cli/check.hpp"
+#include "verify/check.hpp"
 
 #include <unistd.h>
 
@@ -16,6 +16,8 @@
 #include <numeric>
 #include <stdexcept>
 #include <system_error>
+
+#include "output/sys.hpp"
 
 namespace fizzgen::check {
 namespace {
@@ -483,11 +485,8 @@ result check_fd(int fd, options const& o) {
   // The pipe's size is left alone on purpose: a vmsplice writer may size its buffer reuse by it.
   auto const buf = std::make_unique_for_overwrite<char[]>(kReadSize);
   for (;;) {
-    ssize_t const n = ::read(fd, buf.get(), kReadSize);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), "read");
-    }
+    ssize_t const n = sys::read(fd, buf.get(), kReadSize);
+    if (n < 0) throw std::system_error(static_cast<int>(-n), std::generic_category(), "read");
     if (n == 0 || !c.feed({buf.get(), static_cast<std::size_t>(n)})) break;
   }
   return c.finish();

@@ -3,20 +3,17 @@
 // order. Only the newline count of each block is serial work, which vectorises to far more than a
 // pipe delivers.
 
-#include <tbb/concurrent_queue.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_pipeline.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <system_error>
 
-#include "cli/check.hpp"
-#include "cli/tsan_handoff.hpp"
+#include "output/sys.hpp"
+#include "pipeline/ordered.hpp"
+#include "verify/check.hpp"
 
 namespace fizzgen::check {
 namespace {
@@ -29,7 +26,6 @@ struct block {
   std::size_t size = 0;
   std::uint64_t first_line = 0;  // index in the stream of its first line
   std::uint64_t offset = 0;      // byte offset of its first byte
-  bool last = false;
   result r;
 };
 
@@ -39,16 +35,9 @@ class block_reader {
   /// A partial line longer than `longest_carry` is not carried but ends the stream (see next()).
   block_reader(int fd, std::size_t longest_carry) : fd_(fd), longest_carry_(longest_carry) {}
 
-  /// The next block, or nullptr at the end. Blocks come from and go back to a pool.
-  block* next(tbb::concurrent_queue<block*>& pool) {
-    if (done_) return nullptr;
-    block* b = nullptr;
-    if (pool.try_pop(b)) {
-      tsan_acquire(b);  // pairs with the release before pool.push
-    } else {
-      owned_.push_back(std::make_unique<block>());
-      b = owned_.back().get();
-    }
+  /// Reads the next block into b (a reused block keeps its buffer); false at the end.
+  bool next(block* b) {
+    if (done_) return false;
     std::size_t const need = carry_.size() + kBlock;
     if (b->capacity < need) {
       b->data = std::make_unique_for_overwrite<char[]>(need);
@@ -59,11 +48,8 @@ class block_reader {
     carry_.clear();
     bool eof = false;
     while (size < need) {
-      ssize_t const n = ::read(fd_, b->data.get() + size, need - size);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw std::system_error(errno, std::generic_category(), "read");
-      }
+      ssize_t const n = sys::read(fd_, b->data.get() + size, need - size);
+      if (n < 0) throw std::system_error(static_cast<int>(-n), std::generic_category(), "read");
       if (n == 0) {
         eof = true;
         break;
@@ -91,11 +77,10 @@ class block_reader {
     b->size = cut;
     b->first_line = lines_;
     b->offset = offset_;
-    b->last = eof || too_long;
     lines_ += static_cast<std::uint64_t>(std::count(begin, begin + cut, '\n'));
     offset_ += cut;
-    done_ = b->last;
-    return b;
+    done_ = eof || too_long;
+    return true;
   }
 
  private:
@@ -104,69 +89,40 @@ class block_reader {
   std::string carry_;  // at most longest_carry_ bytes
   std::uint64_t lines_ = 0, offset_ = 0;
   bool done_ = false;
-  std::vector<std::unique_ptr<block>> owned_;
 };
 
 }  // namespace
 
 result check_fd_parallel(int fd, options const& o, unsigned threads) {
   checker const validate(o);  // throws on bad options before any thread starts
-  tbb::global_control const limit(tbb::global_control::max_allowed_parallelism, threads);
-  tbb::concurrent_queue<block*> pool;
   block_reader reader(fd, longest_line(o) + kShowMax);
   result total;
-  // Set by the last filter, read by the first: two serial filters may run at once on different threads.
-  std::atomic<bool> failed = false;
-  // TBB's hand-offs, marked for ThreadSanitizer (cli/tsan_handoff.hpp): a block from filter to
-  // filter, each serial filter from run to run, and every run to the return of parallel_pipeline.
-  char const ended = 0;
-  tbb::parallel_pipeline(
-      2 * threads,
-      tbb::make_filter<void, block*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> block* {
-        tsan_acquire(&reader);
-        block* b = failed.load(std::memory_order_relaxed) ? nullptr : reader.next(pool);
-        if (b == nullptr)
-          fc.stop();
-        else
-          tsan_release(b);
-        tsan_release(&reader);
-        tsan_release(&ended);
-        return b;
-      }) & tbb::make_filter<block*, block*>(tbb::filter_mode::parallel, [&](block* b) {
-        tsan_acquire(b);
-        options mine = o;
-        mine.from = add_decimal(o.from, b->first_line);
-        checker c(mine);
-        c.feed({b->data.get(), b->size});
-        b->r = c.finish();
-        tsan_release(b);
-        tsan_release(&ended);
-        return b;
-      }) & tbb::make_filter<block*, void>(tbb::filter_mode::serial_in_order, [&](block* b) {
-        tsan_acquire(b);
-        tsan_acquire(&total);
-        if (!failed.load(std::memory_order_relaxed)) {
-          result const& r = b->r;
-          if (r.ok) {
-            total.lines += r.lines;
-            total.bytes += r.bytes;
-            total.tail_bytes = r.tail_bytes;
-          } else {
-            std::uint64_t const lines = total.lines, bytes = total.bytes;
-            total = r;
-            total.lines += lines;
-            total.bytes += bytes;
-            total.bad_line += b->first_line;
-            total.bad_offset += b->offset;
-            failed.store(true, std::memory_order_relaxed);  // only stops reading early
-          }
-        }
-        tsan_release(&total);
-        tsan_release(b);
-        tsan_release(&ended);
-        pool.push(b);
-      }));
-  tsan_acquire(&ended);
+  auto const verify = [&](block& b) {
+    options mine = o;
+    mine.from = add_decimal(o.from, b.first_line);
+    checker c(mine);
+    c.feed({b.data.get(), b.size});
+    b.r = c.finish();
+  };
+  // The first bad block ends the reading; the blocks read already are dropped.
+  auto const combine = [&](block const& b) {
+    result const& r = b.r;
+    if (r.ok) {
+      total.lines += r.lines;
+      total.bytes += r.bytes;
+      total.tail_bytes = r.tail_bytes;
+      return true;
+    }
+    std::uint64_t const lines = total.lines, bytes = total.bytes;
+    total = r;
+    total.lines += lines;
+    total.bytes += bytes;
+    total.bad_line += b.first_line;
+    total.bad_offset += b.offset;
+    return false;
+  };
+  pipeline::run_ordered<block>(
+      threads, 2 * std::size_t{threads}, [&](block& b) { return reader.next(&b); }, verify, combine);
   return total;
 }
 

@@ -1,15 +1,20 @@
 #pragma once
-// One measurement run of `fizzgen bench`: a child fizzgen (this binary) with --stats-json, its
+// One measurement run of `fizzgen bench`: a child fizzgen (this binary) with --json FILE, its
 // stdout into a consumer child (`fizzgen sink --splice|--read --json`) through a pipe, or into
 // /dev/null for generate-only; both waited for with a time limit.
+
+#include <signal.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace fizzgen::cli::bench {
+namespace fizzgen::bench {
+
+using json = nlohmann::ordered_json;
 
 enum class measurement { generate_only, pipe_only, end_to_end };
 char const* to_string(measurement m) noexcept;
@@ -24,7 +29,7 @@ struct config {
   bool progress = false;  ///< --progress=force (stderr to a file)
 };
 
-/// What one run gave; numbers from the producer's --stats-json and the consumer's --json.
+/// What one run gave; numbers from the producer's --json FILE and the consumer's --json.
 struct run_result {
   bool ok = false;
   std::string error;                                            ///< why not ok
@@ -42,19 +47,41 @@ struct run_result {
 run_result run_once(std::string const& exe, config const& c, std::uint64_t bytes, std::string const& dir,
                     std::chrono::seconds limit);
 
+/// SIGINT, SIGTERM and SIGHUP while measuring: the run in progress is killed (run_once then says
+/// "interrupted"), the caller stops, its run directory goes, and finish() ends the process by the
+/// same signal, so that an interrupted bench or tune leaves nothing behind in $TMPDIR.
+class interrupt_guard {
+ public:
+  interrupt_guard();
+  ~interrupt_guard();  ///< restores the previous actions
+  interrupt_guard(interrupt_guard const&) = delete;
+  interrupt_guard& operator=(interrupt_guard const&) = delete;
+  /// The signal received, 0 if none.
+  static int received() noexcept;
+  /// If a signal arrived: restores its default action and raises it again (the process ends).
+  void finish() noexcept;
+
+ private:
+  struct sigaction old_[3];
+};
+
+/// A directory for the runs' files under $TMPDIR (or /tmp), named prefix_XXXXXX, removed with
+/// everything in it when this goes; the constructor throws std::runtime_error when it cannot be made.
+class run_dir {
+ public:
+  explicit run_dir(std::string const& prefix);
+  ~run_dir();
+  run_dir(run_dir const&) = delete;
+  run_dir& operator=(run_dir const&) = delete;
+  std::string const& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
 /// This executable's path, for the children.
 std::string self_exe();
-/// A new directory for the runs' files under $TMPDIR (or /tmp), named prefix_XXXXXX; throws
-/// std::runtime_error when it cannot be made.
-std::string make_run_dir(std::string const& prefix);
 /// The median (0 for none).
 double median_of(std::vector<double> v);
 
-/// The number after "key": in a JSON text (the first one), or `fallback`.
-double json_number(std::string const& text, std::string const& key, double fallback = 0);
-/// The sum of every number after "key": (per-worker fields).
-double json_sum(std::string const& text, std::string const& key);
-/// The string after "key": (the first one), unescaped only for \" and \\.
-std::string json_string(std::string const& text, std::string const& key);
-
-}  // namespace fizzgen::cli::bench
+}  // namespace fizzgen::bench

@@ -1,4 +1,4 @@
-#include "cli/bench_child.hpp"
+#include "bench/child.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -16,11 +17,15 @@
 #include <stdexcept>
 #include <thread>
 
-namespace fizzgen::cli::bench {
+namespace fizzgen::bench {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+volatile std::sig_atomic_t g_received = 0;
+extern "C" void on_stop_signal(int signo) { g_received = signo; }
 
 std::string slurp(std::string const& path) {
   std::ifstream in(path, std::ios::binary);
@@ -74,7 +79,7 @@ bool wait_all(std::vector<pid_t> const& pids, std::vector<int>& statuses, clock_
       }
     }
     if (left == 0) break;
-    if (!timed_out && clock_type::now() > deadline) {
+    if (!timed_out && (clock_type::now() > deadline || g_received != 0)) {
       timed_out = true;
       for (std::size_t i = 0; i < pids.size(); ++i)
         if (statuses[i] == -1) ::kill(pids[i], SIGKILL);
@@ -99,27 +104,42 @@ char const* to_string(measurement m) noexcept {
   return "?";
 }
 
-double json_number(std::string const& text, std::string const& key, double fallback) {
-  std::string const needle = "\"" + key + "\": ";
-  std::size_t const at = text.find(needle);
-  if (at == std::string::npos) return fallback;
-  char const* start = text.c_str() + at + needle.size();
-  char* end = nullptr;
-  double const v = std::strtod(start, &end);
-  return end == start ? fallback : v;
-}
-
 std::string self_exe() {
   std::error_code ec;
   auto const p = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? "/proc/self/exe" : p.string();
 }
 
-std::string make_run_dir(std::string const& prefix) {
+interrupt_guard::interrupt_guard() {
+  g_received = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (std::size_t i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &sa, &old_[i]);
+}
+
+interrupt_guard::~interrupt_guard() {
+  for (std::size_t i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &old_[i], nullptr);
+}
+
+int interrupt_guard::received() noexcept { return g_received; }
+
+void interrupt_guard::finish() noexcept {
+  int const signo = g_received;
+  if (signo == 0) return;
+  std::signal(signo, SIG_DFL);
+  std::raise(signo);
+}
+
+run_dir::run_dir(std::string const& prefix) {
   char const* tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "_XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + dir);
-  return dir;
+  path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "_XXXXXX";
+  if (::mkdtemp(path_.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + path_);
+}
+
+run_dir::~run_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 double median_of(std::vector<double> v) {
@@ -127,26 +147,6 @@ double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::size_t const n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double json_sum(std::string const& text, std::string const& key) {
-  std::string const needle = "\"" + key + "\": ";
-  double sum = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    sum += std::strtod(text.c_str() + at + needle.size(), nullptr);
-  return sum;
-}
-
-std::string json_string(std::string const& text, std::string const& key) {
-  std::string const needle = "\"" + key + "\": \"";
-  std::size_t at = text.find(needle);
-  if (at == std::string::npos) return "";
-  std::string out;
-  for (at += needle.size(); at < text.size() && text[at] != '"'; ++at) {
-    if (text[at] == '\\' && at + 1 < text.size()) ++at;
-    out += text[at];
-  }
-  return out;
 }
 
 run_result run_once(std::string const& exe, config const& c, std::uint64_t bytes, std::string const& dir,
@@ -164,7 +164,7 @@ run_result run_once(std::string const& exe, config const& c, std::uint64_t bytes
                                     std::to_string(c.pipe_size),
                                     "--chunk-bytes",
                                     std::to_string(c.chunk_bytes),
-                                    "--stats-json",
+                                    "--json",
                                     stats};
   if (c.what == measurement::generate_only) producer.push_back("--generate-only");
   if (c.what == measurement::pipe_only) producer.push_back("--pipe-only");
@@ -198,9 +198,14 @@ run_result run_once(std::string const& exe, config const& c, std::uint64_t bytes
   bool const timed_out = wait_all(pids, statuses, start + limit);
   double const wall = std::chrono::duration<double>(clock_type::now() - start).count();
 
-  std::string const s = slurp(stats);
+  // The reports, parsed; a missing or broken one reads as empty (and fails the run below).
+  auto const parsed = [](std::string const& path) {
+    json doc = json::parse(slurp(path), nullptr, false);
+    return doc.is_object() ? doc : json::object();
+  };
+  json const s = parsed(stats);
   if (timed_out) {
-    r.error = "timed out after " + std::to_string(limit.count()) + " s";
+    r.error = g_received != 0 ? "interrupted" : "timed out after " + std::to_string(limit.count()) + " s";
   } else if (statuses.back() != 0 || s.empty()) {
     std::string e = slurp(err);
     if (std::size_t const nl = e.find('\n'); nl != std::string::npos) e.resize(nl);
@@ -210,30 +215,31 @@ run_result run_once(std::string const& exe, config const& c, std::uint64_t bytes
   } else {
     r.ok = true;
   }
-  auto const produced = static_cast<std::uint64_t>(json_number(s, "bytes"));
+  auto const produced = s.value("bytes", std::uint64_t{0});
   if (r.ok && produced != bytes) {
     r.ok = false;
     r.error = "fizzgen wrote " + std::to_string(produced) + " bytes, not " + std::to_string(bytes);
   }
-  r.gib_per_second = json_number(s, "gib_per_second");
+  r.gib_per_second = s.value("gib_per_second", 0.0);
   r.wall_gib_per_second = wall > 0 ? static_cast<double>(produced) / kGiB / wall : 0;
-  r.fill_seconds = json_sum(s, "fill_seconds");
-  r.wait_seconds = json_sum(s, "wait_seconds");
-  r.emit_seconds = json_sum(s, "emit_seconds");
-  r.output_path = json_string(s, "output_path");
-  r.reuse = json_string(s, "reuse");
-  r.pipe_size_granted = static_cast<std::size_t>(json_number(s, "pipe_size"));
-  r.pinned = static_cast<unsigned>(json_number(s, "pinned"));
+  for (json const& w : s.value("workers", json::array())) {
+    r.fill_seconds += w.value("fill_seconds", 0.0);
+    r.wait_seconds += w.value("wait_seconds", 0.0);
+    r.emit_seconds += w.value("emit_seconds", 0.0);
+  }
+  r.output_path = s.value("output_path", "");
+  r.reuse = s.value("reuse", "");
+  r.pipe_size_granted = s.value("pipe_size", std::size_t{0});
+  r.pinned = s.value("pinned", 0u);
   if (piped) {
-    std::string const j = slurp(sink_json);
-    r.consumer_gib_per_second = json_number(j, "gib_per_second");
-    if (r.ok && static_cast<std::uint64_t>(json_number(j, "bytes")) != bytes) {
+    json const j = parsed(sink_json);
+    r.consumer_gib_per_second = j.value("gib_per_second", 0.0);
+    if (auto const read = j.value("bytes", std::uint64_t{0}); r.ok && read != bytes) {
       r.ok = false;
-      r.error = "fizzgen sink read " + std::to_string(static_cast<std::uint64_t>(json_number(j, "bytes"))) +
-                " bytes, not " + std::to_string(bytes);
+      r.error = "fizzgen sink read " + std::to_string(read) + " bytes, not " + std::to_string(bytes);
     }
   }
   return r;
 }
 
-}  // namespace fizzgen::cli::bench
+}  // namespace fizzgen::bench
