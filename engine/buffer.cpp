@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -61,9 +62,10 @@ std::size_t anon_huge_kb() noexcept {
   return kb;
 }
 
-bool buffer::discard() noexcept {
-  bool const ok = sys::madvise(data_, size_, MADV_DONTNEED) == 0;
-  if (poison_enabled()) std::memset(data_, kPoison, size_);
+bool buffer::discard(std::size_t used) noexcept {
+  std::size_t const n = used >= size_ ? size_ : std::min(size_, (used + kHugePage - 1) / kHugePage * kHugePage);
+  bool const ok = sys::madvise(data_, n, MADV_DONTNEED) == 0;
+  if (poison_enabled()) std::memset(data_, kPoison, n);
   return ok;
 }
 

@@ -3,6 +3,7 @@
 // pages before first touch (THP in madvise mode needs both), so a chunk spans few TLB entries.
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace fizzgen {
@@ -21,9 +22,11 @@ class buffer {
   std::span<std::byte> span() const noexcept { return {data_, size_}; }
   std::byte* data() const noexcept { return data_; }
 
-  /// Gives the range fresh zero pages: whoever still references the old pages (a pipe after
-  /// vmsplice) keeps them, so rewriting the buffer cannot change bytes already handed out.
-  bool discard() noexcept;
+  /// Gives the huge pages that hold the first `used` bytes (all of them by default) fresh zero
+  /// pages: whoever still references the old pages (a pipe after vmsplice) keeps them, so
+  /// rewriting the buffer cannot change bytes already handed out. The pages after them (a
+  /// generator's scratch at the buffer's end, never handed out) stay, and cost no zeroing.
+  bool discard(std::size_t used = SIZE_MAX) noexcept;
 
  private:
   std::byte* data_ = nullptr;

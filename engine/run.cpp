@@ -237,7 +237,9 @@ class pipeline {
             ++stats.reused;
           } else {
             // Never rewrite pages the kernel may still hold: without fresh pages the run stops.
-            if (!b.memory.discard()) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
+            // Only the huge pages the chunk's bytes were in: the pipe holds no other (measured with
+            // --reuse never, 4 MiB chunks whose scratch starts a third huge page: 1.29x faster).
+            if (!b.memory.discard(b.bytes)) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
             ++stats.discarded;
             if (why != taint::count) ++stats.discarded_because[static_cast<std::size_t>(why)];
           }
