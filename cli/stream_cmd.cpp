@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "cli/interval.hpp"
 #include "cli/progress.hpp"
 #include "cli/report.hpp"
 #include "cli/signals.hpp"
@@ -61,6 +63,11 @@ void add_stream_options(CLI::App& app, stream_text& t) {
                  "Write in bursts: full speed (or --rate) for ON, then nothing for OFF, again and again "
                  "(100ms/2s)")
       ->type_name("ON/OFF");
+  app.add_option("--interval", t.interval,
+                 "Every T (1s, 500ms), one JSON line on stderr (or --report FILE): bytes, lines, rate and "
+                 "stalls over the interval, and the totals; a summary line at the end")
+      ->type_name("T");
+  app.add_option("--report", t.report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
   app.add_option("--seed", t.seed,
                  "Seed for random choices (--write-size random:..., --stall random:...; default: a fresh one, "
                  "printed by --stats)")
@@ -252,6 +259,15 @@ window parse_window(fizzbuzz_text const& f, stream_text const& t) {
 int stream(generator const& gen, std::string_view arch, stream_text const& t, std::optional<std::uint64_t> byte_limit,
            stream_sizes const& sizes) {
   bool const show_progress = want_progress(t.progress, STDERR_FILENO);
+  // --interval's reports go to stderr, or to --report FILE, opened now like --json's.
+  std::optional<std::chrono::steady_clock::duration> const interval =
+      t.interval.empty() ? std::nullopt : std::optional(positive_duration("--interval", t.interval, t.interval));
+  if (!t.report.empty() && !interval) throw std::invalid_argument("--report: only with --interval T");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> report_out(nullptr, &std::fclose);
+  if (!t.report.empty()) {
+    report_out.reset(std::fopen(t.report.c_str(), "w"));
+    if (report_out == nullptr) throw unwritable_report(t.report + ": " + std::strerror(errno));
+  }
   if (t.stats_json == "-" && !t.generate_only)
     throw std::invalid_argument("--json: standard output carries the stream: give a FILE (or --generate-only)");
   json_report json_out(t.stats_json);  // opened now: a path that cannot be written fails before the run
@@ -282,14 +298,18 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   o.stop = signals.token();
   progress_counter progress;
   std::optional<progress_display> display;
-  if (show_progress) {
+  std::optional<interval_report> intervals;
+  if (show_progress || interval) {
     o.progress = &progress;
     o.on_start = [&] {
-      display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
+      if (show_progress)
+        display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
+      if (interval) intervals.emplace(progress, report_out != nullptr ? report_out.get() : stderr, *interval);
     };
   }
   stream_outcome const r = run_stream(gen, STDOUT_FILENO, sizes, o);
   if (display) display->finish();  // before the statistics, which would otherwise share its line
+  bool const reported = !intervals || intervals->finish(run_status(r.report, signals.received()));
 
   run_setup setup;
   setup.mode = t.generate_only ? "generate-only" : t.pipe_only ? "pipe-only" : "stream";
@@ -314,7 +334,10 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
 
   signals.finish();  // a signal arrived: end the process with it, now that the statistics are out
   int const status = exit_status(r.report.status, r.report.error);
-  return status == 0 && !unwritten.empty() ? 1 : status;
+  if (!reported)
+    std::fprintf(stderr, "fizzgen: %s: %s\n", t.report.empty() ? "standard error" : t.report.c_str(),
+                 std::strerror(EIO));
+  return status == 0 && (!unwritten.empty() || !reported) ? 1 : status;
 }
 
 int exit_status(emit_status status, std::string const& error) {

@@ -34,6 +34,8 @@ struct stream_text {
   std::string seed;           ///< --seed S for random choices; "" a fresh one
   std::string stall;          ///< --stall N:T | random:N:T; "" no stalls
   std::string burst;          ///< --burst ON/OFF; "" no bursts
+  std::string interval;       ///< --interval T; "" no interval reports
+  std::string report;         ///< --report FILE; "" stderr
   bool payload_seed = false;  ///< the stream itself is drawn with --seed (fizzgen random)
 };
 

@@ -375,6 +375,7 @@ class pipeline {
     }
     options_.progress->bytes.fetch_add(size, std::memory_order_relaxed);
     options_.progress->lines.fetch_add(lines, std::memory_order_relaxed);
+    options_.progress->stalls.store(pacer_.stalls(), std::memory_order_relaxed);
   }
 
   /// Stops every worker after an error outside the turn (allocation failure).

@@ -34,7 +34,8 @@ std::string_view to_string(reuse_policy p) noexcept;
 /// one cache line the workers share only with the thread that polls it a few times a second).
 struct alignas(64) progress_counter {
   std::atomic<std::uint64_t> bytes{0};
-  std::atomic<std::uint64_t> lines{0};  ///< newlines emitted
+  std::atomic<std::uint64_t> lines{0};   ///< newlines emitted
+  std::atomic<std::uint64_t> stalls{0};  ///< --stall pauses so far
 };
 static_assert(sizeof(progress_counter) == 64);
 

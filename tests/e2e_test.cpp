@@ -466,6 +466,42 @@ TEST_F(E2E, CheckVerifiesYesLinesAndDecodedMorse) {
   }
 }
 
+// --interval: one JSON line per interval, back to back, whose bytes add up to the summary's, then
+// the summary; stalls counted; --report FILE instead of stderr, checked before the run.
+TEST_F(E2E, IntervalReportsAddUpToTheSummary) {
+  std::string const err =
+      ok("$F --bytes 3M --stall 1M:150ms --interval 100ms 2>err | $F check --bytes 3M >/dev/null && cat err");
+  std::vector<nlohmann::ordered_json> lines;
+  for (std::size_t at = 0, end; (end = err.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(parse_json(err.substr(at, end - at)));
+  ASSERT_GE(lines.size(), 3u) << err;  // two stalls of 150 ms: at least two intervals, then the summary
+  nlohmann::ordered_json const summary = lines.back().value("summary", nlohmann::ordered_json::object());
+  ASSERT_FALSE(summary.empty()) << err;
+  EXPECT_EQ(summary.value("status", ""), "ok");
+  EXPECT_EQ(summary.value("bytes", 0u), 3u << 20);
+  EXPECT_EQ(summary.value("stalls", 0u), 2u);
+  std::uint64_t bytes = 0;
+  double end = 0;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    auto const& l = lines[i];
+    ASSERT_TRUE(l.contains("interval")) << l.dump();
+    EXPECT_DOUBLE_EQ(l["interval"].value("start", -1.0), end) << "intervals are back to back";
+    end = l["interval"].value("end", 0.0);
+    bytes += l.value("bytes", 0u);
+    EXPECT_EQ(l.value("total_bytes", 0u), bytes);
+  }
+  EXPECT_EQ(bytes, 3u << 20);
+  std::string const quiet = ok("$F --bytes 1M --interval 1s --report rep 2>err | $F check -c 1M >/dev/null && cat err");
+  EXPECT_EQ(quiet.find("interval"), std::string::npos) << quiet;
+  EXPECT_NE(read_file(path("rep")).find("\"summary\""), std::string::npos);
+  for (char const* bad :
+       {"$F -n 1 --report rep", "$F -n 1 --interval 1s --report /nonexistent/x", "$F -n 1 --interval 0"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+  }
+}
+
 TEST_F(E2E, StatsGoToStderrOnly) {
   outcome const o = sh("$F --count 100000 --stats --threads 2 | cat > out");
   EXPECT_EQ(o.status, 0) << o.err;
