@@ -293,7 +293,10 @@ class pipeline {
         stop_.store(true, std::memory_order_relaxed);
         turn_.next.store(mine + kStopOffset, std::memory_order_release);  // pairs with the waiters' acquire
       } else {
-        turn_.next.store(mine + 1, std::memory_order_release);  // pairs with the next holder's acquire
+        // An add, not a store: a stop that wake_all() added meanwhile stays in the word, and the
+        // read-modify-write keeps its release sequence, so a waiter that reads this value also
+        // sees stop_ (a plain store could hide both and leave a waiter asleep on this value).
+        turn_.next.fetch_add(1, std::memory_order_release);  // pairs with the next holder's acquire
       }
       turn_.next.notify_all();
       auto const t3 = clock_type::now();
@@ -386,9 +389,12 @@ class pipeline {
   }
 
   /// Makes every worker stop: waiters wake and see stop_, the turn holder sees it after its emit.
+  /// Only the first stop adds the offset: two would cancel out, and a waiter woken by the first
+  /// would find its old value back and sleep on (a failed thread start and a worker's failed
+  /// allocation both stopping the run hung it so, about one run in five under a small ulimit -v).
   void wake_all() {
-    stop_.store(true, std::memory_order_relaxed);
-    turn_.next.fetch_add(kStopOffset, std::memory_order_release);  // pairs with the waiters' acquire
+    if (!stop_.exchange(true, std::memory_order_relaxed))
+      turn_.next.fetch_add(kStopOffset, std::memory_order_release);  // pairs with the waiters' acquire
     turn_.next.notify_all();
   }
 

@@ -226,6 +226,24 @@ TEST_F(Failures, SmallAddressSpaceNamesWhatCouldNotBeHad) {
   EXPECT_NE(o.err.find(" MiB: Cannot allocate memory\n"), std::string::npos) << o.err;
 }
 
+TEST_F(Failures, StopsFromTwoFailuresAtOnceEndTheRun) {
+  if (kSanitized) GTEST_SKIP() << "ulimit -v and the sanitizers exclude each other";
+  // In 320 MB a thread start and some workers' buffers both fail, so the run is stopped twice at
+  // once; each stop must still wake every waiting worker (two used to cancel out: about one run
+  // in five never ended). 40 runs, each given 5 s.
+  outcome const o =
+      sh("for i in $(seq 40); do timeout 5 sh -c 'ulimit -v 320000; exec \"$0\" -n 10M -j 64 --buffers 2' \"$F\" "
+         ">/dev/null 2>>runs.err; echo $?; done",
+         240s);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, [] {
+    std::string ones;
+    for (int i = 0; i < 40; ++i) ones += "1\n";
+    return ones;
+  }()) << file("runs.err");
+  EXPECT_EQ(count_lines(file("runs.err")), 40u) << file("runs.err");
+}
+
 TEST_F(Failures, NoHugePages) {
   for (char const* threads : {"1", "3"}) {
     outcome const o = sh("set -o pipefail; \"$NX\" \"$F\" --bytes 64M --threads " + std::string(threads) +
