@@ -258,7 +258,7 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
     return input.next(t);
   };
   auto transform = [&](token& t) {
-    t.out_len = encoding ? morse::encode_eager(t.in, t.out, arch) : morse::decode(t.in, t.out);
+    t.out_len = encoding ? morse::encode_eager(t.in, t.out, arch) : morse::decode(t.in, t.out, arch);
   };
   auto emit = [&](token& t) {
     if (input.cut()) {  // this chunk may hold zeros read past the cut: nothing more goes out
