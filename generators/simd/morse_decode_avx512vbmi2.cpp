@@ -42,7 +42,7 @@ std::size_t morse_decode_avx512vbmi2(char const* in, std::size_t n, char* out) n
   __m512i const char2 = _mm512_load_si512(t.packed + 128), char3 = _mm512_load_si512(t.packed + 192);
   __m512i const offsets = ascending(0), up_one = ascending(-1);
   __m512i const space = _mm512_set1_epi8(' '), one = _mm512_set1_epi8(1), all_ones = _mm512_set1_epi8(-1);
-  __m512i const unknown = _mm512_set1_epi8(kUnknownMarker);
+  __m512i const unknown = _mm512_set1_epi8(kUnknownMarker), del = _mm512_set1_epi8(0x7f);
   auto const class_bit = [](std::uint8_t bit) { return _mm512_set1_epi8(static_cast<char>(bit)); };
   __m512i const sep_bit = class_bit(kClassSep), pass_bit = class_bit(kClassPass), sym_bit = class_bit(kClassSym);
   __m512i const dash_bit = class_bit(kClassDash), slash_bit = class_bit(kClassSlash);
@@ -62,8 +62,8 @@ std::size_t morse_decode_avx512vbmi2(char const* in, std::size_t n, char* out) n
       __mmask64 const valid = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
       x = _mm512_mask_loadu_epi8(space, valid, in + pos - 1);
     }
-    __mmask64 const ascii = _knot_mask64(_mm512_movepi8_mask(x));
-    __m512i const cls = _mm512_maskz_permutex2var_epi8(ascii, class_lo, x, class_hi);
+    // Bytes from 0x80 up are looked up as 0x7f, which has no class either (vpermi2b reads 7 bits).
+    __m512i const cls = _mm512_permutex2var_epi8(class_lo, _mm512_min_epu8(x, del), class_hi);
     __mmask64 const sep = _mm512_test_epi8_mask(cls, sep_bit);
     __mmask64 const pass = _mm512_test_epi8_mask(cls, pass_bit);
     __mmask64 const slash = _mm512_test_epi8_mask(cls, slash_bit);
