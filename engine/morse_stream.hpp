@@ -20,7 +20,7 @@ struct morse_stream_options {
   std::size_t chunk_bytes = std::size_t{1} << 16;  ///< input bytes per chunk (>= 1); 64 KiB keeps a
                                                    ///< chunk, its copy and its Morse (about 4x) in a
                                                    ///< 1 MiB L2 (256 KiB chunks ran up to 1.6x slower)
-  kernel_arch const* arch = nullptr;               ///< the encoder kernel's arch; nullptr: default_arch()
+  kernel_arch const* arch = nullptr;               ///< the kernels' arch; nullptr: default_arch()
   std::string input_name = "standard input";       ///< how errors name in_fd: a file name, or this
 };
 
