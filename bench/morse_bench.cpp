@@ -1,7 +1,7 @@
 // Morse speed in bytes per second of input: the byte-at-a-time oracle (tests/morse_oracle.hpp)
-// beside the fast encoder and decoder on one core, the TBB pipeline at 1, 2 and 4 threads, and
-// the FizzBuzz stream in Morse per kernel arch beside memset into the same buffer.
-// Run: build/release/bench/morse_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// beside the fast encoder and decoder on one core (scalar, and each arch's kernel), the TBB pipeline at 1, 2 and 4
+// threads, and the FizzBuzz stream in Morse per kernel arch beside memset into the same buffer. Run:
+// build/release/bench/morse_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -69,20 +69,27 @@ void encode_fast(benchmark::State& state) {
   rate(state, bytes);
 }
 
-/// The encoder with one arch's kernel (the scalar encoder for archs without one).
-void encode_arch(benchmark::State& state, kernel_arch const& arch) {
+/// One arch's kernel: run(out) over `input` into `room` bytes, again and again.
+template <class Run>
+void arch_rate(benchmark::State& state, kernel_arch const& arch, std::string const& input, std::size_t room, Run run) {
   if (!arch.available) {
     state.SkipWithError("arch not available on this CPU");
     return;
   }
-  std::vector<char> out(morse::encode_bound(text().size()));
+  std::vector<char> out(room);
   std::uint64_t bytes = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(morse::encode_eager(text(), out.data(), arch));
+    benchmark::DoNotOptimize(run(out.data()));
     benchmark::ClobberMemory();
-    bytes += text().size();
+    bytes += input.size();
   }
   rate(state, bytes);
+}
+
+/// The encoder with one arch's kernel (the scalar encoder for archs without one).
+void encode_arch(benchmark::State& state, kernel_arch const& arch) {
+  arch_rate(state, arch, text(), morse::encode_bound(text().size()),
+            [&arch](char* out) { return morse::encode_eager(text(), out, arch); });
 }
 
 void decode_oracle(benchmark::State& state) {
@@ -104,6 +111,12 @@ void decode_fast(benchmark::State& state) {
     bytes += morse_text().size();
   }
   rate(state, bytes);
+}
+
+/// The decoder with one arch's kernel.
+void decode_arch(benchmark::State& state, kernel_arch const& arch) {
+  arch_rate(state, arch, morse_text(), morse::decode_bound(morse_text().size()),
+            [&arch](char* out) { return morse::decode(morse_text(), out, arch); });
 }
 
 /// The whole pipeline: 32 MiB from a memory file (mapped, as a file is) to /dev/null.
@@ -175,6 +188,10 @@ void register_all() {
                                    [&arch](benchmark::State& st) { encode_arch(st, arch); });
   benchmark::RegisterBenchmark("decode/oracle", decode_oracle);
   benchmark::RegisterBenchmark("decode/fast", decode_fast);
+  for (auto const& arch : kernel_archs())
+    if (arch.morse_decode != nullptr)
+      benchmark::RegisterBenchmark(("decode/" + std::string(arch.name)).c_str(),
+                                   [&arch](benchmark::State& st) { decode_arch(st, arch); });
   benchmark::RegisterBenchmark("encode/pipeline", pipeline, morse_direction::encode)
       ->ArgName("threads")
       ->Arg(1)

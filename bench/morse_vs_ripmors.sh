@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # fizzgen's Morse encoder and decoder against ripmors (the fast Rust Morse program), same run,
-# taking turns: 256 MiB (or MIB) files to /dev/null, the wall time of each command, medians of
-# ROUNDS rounds, and ripmors / fizzgen as the per-core ratio. Inputs: English-like text (seeded),
-# and the encoder's worst cases (every byte without a code, every byte '\n', every byte '$', a
-# 7-symbol code); decode reads the Morse of the text. Each output is first compared with
-# ripmors's, byte for byte.
+# taking turns: 256 MiB (or MIB) files to /dev/null, the wall time and the CPU time (user + system)
+# of each command, medians of ROUNDS rounds, and ripmors / fizzgen as the per-core ratio of each
+# (on a shared machine the CPU time is the steadier of the two). Inputs: English-like text
+# (seeded), and the encoder's worst cases (every byte without a code, every byte '\n', every byte
+# '$', a 7-symbol code); decode reads the Morse of the text and the decoder's worst cases (the
+# Morse of the '$' file: every group 7 symbols; every byte '\n'). Each output is first compared
+# with ripmors's, byte for byte.
 #
 #   bench/morse_vs_ripmors.sh FIZZGEN [RIPMORS] [ROUNDS] [MIB]
 #
@@ -36,38 +38,60 @@ for name, byte in (("nocode", b"\x01"), ("newlines", b"\n"), ("dollars", b"$")):
     open(f"{work}/{name}", "wb").write(byte * n)
 PY
 "$fz" morse encode --threads 1 "$work/text" >"$work/text.morse"
+"$fz" morse encode --threads 1 "$work/dollars" >"$work/dollars.morse"
+if [ -n "$rip" ]; then
+  for c in "-e ascii text" "-e ascii nocode" "-e ascii newlines" "-e ascii dollars" "-d text.morse" "-d dollars.morse" "-d newlines"; do
+    set -- $c
+    f=${*: -1}
+    cmd=encode
+    [ "$1" = -d ] && cmd=decode
+    if ! cmp -s <("$rip" "${@:1:$#-1}" <"$work/$f") <("$fz" morse $cmd --threads 1 "$work/$f"); then
+      echo "morse $cmd of $f: fizzgen's output differs from ripmors's" >&2
+      exit 1
+    fi
+  done
+fi
 
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, L2 $(lscpu | sed -n 's/^L2 cache: *//p'), kernel $(uname -r)"
-echo "# $mib MiB files to /dev/null, wall time, medians of $rounds rounds taking turns; fizzgen --threads 1 unless said"
+echo "# $mib MiB files to /dev/null, wall time (CPU time), medians of $rounds rounds taking turns; fizzgen --threads 1 unless said; outputs identical"
 # The timer: one Python process with no inherited fd above 2 (closerange), each command started
 # with subprocess (close_fds), input from the file, output to /dev/null.
 python3 - "$work" "$fz" "$rip" "$rounds" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, resource, statistics, subprocess, sys, time
 os.closerange(3, 4096)
 work, fz, rip, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 cases = [("encode text", ["-e", "ascii"], "encode", "text"), ("encode nocode", ["-e", "ascii"], "encode", "nocode"),
          ("encode newlines", ["-e", "ascii"], "encode", "newlines"), ("encode dollars", ["-e", "ascii"], "encode", "dollars"),
-         ("decode text", ["-d"], "decode", "text.morse")]
-runs = {}
+         ("decode text", ["-d"], "decode", "text.morse"), ("decode dollars", ["-d"], "decode", "dollars.morse"),
+         ("decode newlines", ["-d"], "decode", "newlines")]
+runs, cpus = {}, {}
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 def timed(key, argv, path):
     with open(path, "rb") as f, open(os.devnull, "wb") as null:
-        t0 = time.perf_counter()
+        c0, t0 = cpu(), time.perf_counter()
         subprocess.run(argv, stdin=f, stdout=null, check=True)
         runs.setdefault(key, []).append(time.perf_counter() - t0)
+        cpus.setdefault(key, []).append(cpu() - c0)
 for _ in range(rounds):
     for label, ropt, cmd, name in cases:
         path = f"{work}/{name}"
         if rip:
             timed((label, "ripmors"), [rip] + ropt, path)
         timed((label, "fizzgen"), [fz, "morse", cmd, "--threads", "1", path], path)
-        if name == "text":
+        if name in ("text", "text.morse"):
             timed((label, "fizzgen x2"), [fz, "morse", cmd, "--threads", "2", path], path)
 med = {k: statistics.median(v) for k, v in runs.items()}
-print(f"{'case':<16} {'ripmors':>9} {'fizzgen':>9} {'ratio':>7} {'fizzgen --threads 2':>20}")
+cmed = {k: statistics.median(v) for k, v in cpus.items()}
+def both(key):
+    return f"{med[key]:.3f}s ({cmed[key]:.3f}s)" if key in med else "-"
+def ratio(label):
+    r, f = (label, "ripmors"), (label, "fizzgen")
+    return f"{med[r] / med[f]:.2f}x ({cmed[r] / cmed[f]:.2f}x)" if r in med else "-"
+print(f"{'case':<16} {'ripmors':>18} {'fizzgen':>18} {'ratio':>15} {'fizzgen --threads 2':>20}")
 for label, _, _, name in cases:
-    r = med.get((label, "ripmors"))
-    f = med[(label, "fizzgen")]
     two = med.get((label, "fizzgen x2"))
-    print(f"{label:<16} {(f'{r:.3f}s' if r else '-'):>9} {f:.3f}s {(f'{r / f:.2f}x' if r else '-'):>7} "
-          f"{(f'{two:.3f}s' if two else ''):>20}")
+    x2 = f"{two:.3f}s ({med[(label, 'fizzgen')] / two:.2f}x)" if two else ""
+    print(f"{label:<16} {both((label, 'ripmors')):>18} {both((label, 'fizzgen')):>18} {ratio(label):>15} {x2:>20}")
 PY

@@ -51,11 +51,10 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
                  "Cores transforming chunks at once (default: the CPUs this process may use)")
       ->type_name("N")
       ->check(threads_check());
-  cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 256K; the output never depends on it)")
+  cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 64K; the output never depends on it)")
       ->type_name("N")
       ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
-  cmd.add_option("--arch", t.arch, "Force the encoder kernel's instruction set (see fizzgen --list-archs)")
-      ->type_name("NAME");
+  cmd.add_option("--arch", t.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")->type_name("NAME");
 }
 
 int run_codec(morse_codec_text const& t, morse_direction direction) {

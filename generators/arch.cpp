@@ -23,6 +23,8 @@ char* rule_template_sse4_2(char*, rule_template const&, char const*, std::size_t
 namespace morse {
 // Defined in generators/simd/morse_encode_<arch>.cpp.
 std::size_t morse_encode_avx512vbmi2(char const*, std::size_t, char*) noexcept;
+// Defined in generators/simd/morse_decode_<arch>.cpp.
+std::size_t morse_decode_avx512vbmi2(char const*, std::size_t, char*) noexcept;
 }  // namespace morse
 
 namespace {
@@ -36,7 +38,8 @@ std::array<kernel_arch, 6> const& table() noexcept {
                         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
     bool const vbmi = avx512 && __builtin_cpu_supports("avx512vbmi");
     // The Morse encoder's vpcompressb is VBMI2, its bit transpose GFNI, its mask arithmetic
-    // pext/pdep BMI2; its FizzBuzz kernels are those of avx512vbmi.
+    // pext/pdep BMI2 (the decoder needs VBMI's vpmultishiftqb and VBMI2's vpcompressb); its
+    // FizzBuzz kernels are those of avx512vbmi.
     bool const vbmi2 = vbmi && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("gfni") &&
                        __builtin_cpu_supports("bmi2");
     // One row per instruction set, holding every kernel it has (nullptr: none, the scalar path).
@@ -48,7 +51,8 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .vector_bytes = 64,
          .rules = rule_template_avx512bw,
          .morse_encode = morse::morse_encode_avx512vbmi2,
-         .morse_blocks = morse_fizzbuzz_blocks_avx512bw},
+         .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
+         .morse_decode = morse::morse_decode_avx512vbmi2},
         {.name = "avx512vbmi",
          .max_prefix = 254,
          .blocks = fizzbuzz_blocks_avx512vbmi,

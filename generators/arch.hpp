@@ -11,6 +11,9 @@ namespace fizzgen {
 
 struct rule_template;
 
+/// Decodes n bytes of Morse as morse::decode does (generators/morse_decode_kernel.hpp).
+using morse_decode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
+
 /// Writes 30-line classic FizzBuzz blocks; see fizzbuzz_blocks.
 using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
@@ -19,6 +22,9 @@ using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std
 /// for the width or the longest word line.
 using template_fn = char* (*)(char* out, rule_template const& t, char const* number, std::size_t width,
                               std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept;
+
+/// Decodes n bytes of Morse as morse::decode does (generators/morse_decode_kernel.hpp).
+using morse_decode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
 
 /// Writes 30-line classic FizzBuzz blocks in Morse; see generators/morse_fizzbuzz_kernel.hpp.
 using morse_blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
@@ -39,6 +45,7 @@ struct kernel_arch {
   template_fn rules = nullptr;             ///< the custom-rules template kernel; nullptr: the table path only
   morse_encode_fn morse_encode = nullptr;  ///< the Morse encoder kernel; nullptr: the scalar encoder
   morse_blocks_fn morse_blocks = nullptr;  ///< classic FizzBuzz in Morse; nullptr: scalar lines encoded
+  morse_decode_fn morse_decode = nullptr;  ///< the Morse decoder kernel; nullptr: the scalar decoder
 };
 
 /// Every arch the binary carries, best first; the last is "scalar", always available.

@@ -9,6 +9,7 @@
 #endif
 
 #include "generators/arch.hpp"
+#include "generators/morse_decode_kernel.hpp"
 #include "generators/morse_encode_kernel.hpp"
 #include "generators/morse_table.hpp"
 
@@ -144,6 +145,19 @@ std::array<char, 512> const& dec() noexcept {
   return t;
 }
 
+decode_kernel_tables make_decode_kernel_tables() noexcept {
+  decode_kernel_tables t{};
+  for (unsigned b = 0; b < 128; ++b) {
+    auto const c = static_cast<char>(b);
+    bool const pass = c == '\n' || c == '\t' || c == '\r';
+    t.byte_class[b] = static_cast<std::uint8_t>((pass || c == ' ' ? kClassSep : 0) | (pass ? kClassPass : 0) |
+                                                (c == '.' || c == '-' ? kClassSym : 0) | (c == '-' ? kClassDash : 0) |
+                                                (c == '/' ? kClassSlash : 0));
+  }
+  for (unsigned i = 0; i < 256; ++i) t.packed[i] = i < 2 ? kUnknownMarker : decode_packed(i);
+  return t;
+}
+
 /// The character of the group of `len` bytes ending just before bit `end` of m (end >= 8). A
 /// group of eight or more bytes is never a code, so its last eight bytes are enough to say so.
 inline char group_char(block_masks const& m, std::uint64_t len, unsigned end,
@@ -182,6 +196,11 @@ inline char* decode_window(block_masks const m, std::uint64_t const origin, unsi
 }
 
 }  // namespace
+
+decode_kernel_tables const& decode_tables() noexcept {
+  static decode_kernel_tables const t = make_decode_kernel_tables();
+  return t;
+}
 
 encode_slot_tables const& slot_tables() noexcept {
   static encode_slot_tables const t = make_slot_tables();
@@ -294,9 +313,16 @@ std::size_t decode(std::span<char const> in, char* out) noexcept {
   return static_cast<std::size_t>(o - out);
 }
 
-std::string decode(std::string_view in) {
+std::size_t decode(std::span<char const> in, char* out, kernel_arch const& arch) noexcept {
+  if (arch.morse_decode == nullptr) return decode(in, out);
+  return arch.morse_decode(in.data(), in.size(), out);
+}
+
+std::string decode(std::string_view in) { return decode(in, kernel_archs().back()); }
+
+std::string decode(std::string_view in, kernel_arch const& arch) {
   std::string out(decode_bound(in.size()), '\0');
-  out.resize(decode(std::span<char const>(in.data(), in.size()), out.data()));
+  out.resize(decode(std::span<char const>(in.data(), in.size()), out.data(), arch));
   return out;
 }
 

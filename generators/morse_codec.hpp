@@ -62,8 +62,14 @@ constexpr std::size_t decode_bound(std::size_t n) noexcept { return n + kStoreSl
 /// right after a separator decode independently: the output of the pieces is the output of all.
 std::size_t decode(std::span<char const> in, char* out) noexcept;
 
+/// decode with arch's vector kernel (the same bytes), or the scalar path where it has none.
+std::size_t decode(std::span<char const> in, char* out, kernel_arch const& arch) noexcept;
+
 /// decode into a string.
 std::string decode(std::string_view in);
+
+/// decode into a string with arch's kernel.
+std::string decode(std::string_view in, kernel_arch const& arch);
 
 /// True for the bytes that end a code group (a chunk for decode may be cut right after one).
 constexpr bool is_separator(char c) noexcept { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }

@@ -1,12 +1,16 @@
 // The Morse encoder kernels: every arch this CPU runs that has one against the scalar encoder
 // (byte for byte, eagerly) and against the oracle (a stream cut into chunks at every offset), on
 // seeded random bytes, English-like text and the worst cases: bytes without a code, every byte a
-// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there.
+// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there. The decoder
+// kernels likewise against the scalar decoder and the oracle: random bytes, Morse-like bytes, the
+// encoder's output, and the worst cases (every byte a separator, a '\n', a '/', groups of 7 and
+// of 8 or more symbols, bytes from 0x80 up), cut after a separator at every offset.
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -127,4 +131,85 @@ TEST(MorseEncodeKernel, CutAtEveryOffsetOfAFewChunks) {
   }
 }
 
+std::vector<kernel_arch const*> decoder_archs() {
+  std::vector<kernel_arch const*> archs;
+  for (kernel_arch const& a : fizzgen::kernel_archs())
+    if (a.available && a.morse_decode != nullptr) archs.push_back(&a);
+  return archs;
+}
+
+/// What arch's decoder (nullptr: the scalar one) writes for in, into exactly decode_bound bytes.
+std::string decoded(std::string_view in, kernel_arch const* arch) {
+  std::vector<char> out(morse::decode_bound(in.size()));
+  std::span<char const> const span(in.data(), in.size());
+  std::size_t const n = arch == nullptr ? morse::decode(span, out.data()) : morse::decode(span, out.data(), *arch);
+  EXPECT_LE(n, out.size());
+  return {out.data(), n};
+}
+
+/// Morse-like inputs of every kind, several 56-byte windows long and with odd tails.
+std::vector<std::string> morse_samples() {
+  std::mt19937_64 rng(56);
+  std::vector<std::string> s;
+  for (char c : {' ', '\n', '\t', '\r', '/', '.', '-', '#', '\x80', '\0'}) s.push_back(std::string(300, c));
+  std::string sevens, eights;  // '$' (7 symbols) and groups of 8: the longest code, the shortest unknown
+  while (sevens.size() < 300) sevens += "...-..- ";
+  while (eights.size() < 300) eights += "........\n";
+  s.push_back(sevens);
+  s.push_back(eights);
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  s.push_back(all + all);
+  for (std::size_t n : {0, 1, 7, 8, 55, 56, 57, 63, 64, 65, 111, 112, 113, 200, 1000})
+    s.push_back(morse::encode(english_like(rng, n)));
+  for (int i = 0; i < 60; ++i) {
+    std::string_view const alphabet = i % 4 == 0 ? "" : i % 4 == 1 ? ".- " : i % 4 == 2 ? ".-/ \n\t\r" : ".- /\nx\xff";
+    s.push_back(random_bytes(rng, rng() % 500, alphabet));
+  }
+  return s;
+}
+
 }  // namespace
+
+TEST(MorseDecodeKernel, EveryArchWritesTheScalarBytes) {
+  auto const archs = decoder_archs();
+  if (archs.empty()) GTEST_SKIP() << "no Morse decoder kernel runs on this CPU";
+  for (kernel_arch const* arch : archs) {
+    for (std::string const& s : morse_samples()) {
+      ASSERT_EQ(decoded(s, arch), decoded(s, nullptr)) << arch->name << " on " << s;
+      ASSERT_EQ(decoded(s, arch), morse_oracle::decode(s)) << arch->name << " on " << s;
+    }
+    // Every length up to a few windows: each kind of byte at each position of a window.
+    std::mt19937_64 rng(7);
+    std::string const text = random_bytes(rng, 300, ".-.-.- /\n\t#");
+    for (std::size_t n = 0; n <= text.size(); ++n)
+      ASSERT_EQ(decoded(text.substr(0, n), arch), decoded(text.substr(0, n), nullptr)) << arch->name << " length " << n;
+  }
+}
+
+TEST(MorseDecodeKernel, LargeTextMatchesTheOracle) {
+  std::mt19937_64 rng(2);
+  std::string const text = english_like(rng, 1 << 20);
+  std::string const morse_text = morse_oracle::encode(text);
+  std::string const want = morse_oracle::decode(morse_text);
+  ASSERT_EQ(want, morse_oracle::upper_without_uncodable(text));
+  for (kernel_arch const* arch : decoder_archs())
+    ASSERT_EQ(oracle::first_difference(morse::decode(morse_text, *arch), want), "") << arch->name;
+}
+
+TEST(MorseDecodeKernel, CutAfterASeparatorAtEveryOffset) {
+  std::mt19937_64 rng(4);
+  std::vector<std::string> const texts{morse::encode(english_like(rng, 40)), random_bytes(rng, 180, ".- /\n"),
+                                       std::string(60, ' ') + std::string(60, '.') + "\n",
+                                       random_bytes(rng, 180, ".-- \t\r/x")};
+  for (kernel_arch const* arch : decoder_archs()) {
+    for (std::string const& s : texts) {
+      std::string const want = morse_oracle::decode(s);
+      for (std::size_t a = 0; a <= s.size(); ++a) {
+        if (a > 0 && a < s.size() && !morse::is_separator(s[a - 1])) continue;  // chunks end after a separator
+        std::string_view const v(s);
+        ASSERT_EQ(decoded(v.substr(0, a), arch) + decoded(v.substr(a), arch), want) << arch->name << " cut at " << a;
+      }
+    }
+  }
+}

@@ -1,13 +1,16 @@
 // libFuzzer target, differential: every Morse encoder kernel this CPU runs (generators/arch.hpp)
 // must write the scalar encoder's bytes for the same input, whole and cut into chunks, and the
-// chunks stitched by encode_joiner must give the oracle's stream. Output buffers are exactly
-// encode_bound() bytes, so ASan sees any store past the room the encoder promised.
+// chunks stitched by encode_joiner must give the oracle's stream. Every decoder kernel must write
+// the oracle's text for the input taken as Morse and for its encoding, whole and cut after a
+// separator near every multiple of the chunk size. Output buffers are exactly encode_bound() or
+// decode_bound() bytes, so ASan sees any store past the room the kernel promised.
 // Input: one byte, the chunk size (1 + b bytes), then the text.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +29,38 @@ std::string eager(std::string_view in, fizzgen::kernel_arch const* arch) {
       arch == nullptr ? morse::encode_eager(in, out.data()) : morse::encode_eager(in, out.data(), *arch);
   if (n > out.size()) std::abort();
   return {out.data(), n};
+}
+
+/// What `arch`'s decoder writes for in, in a buffer of exactly decode_bound bytes.
+std::string decoded(std::string_view in, fizzgen::kernel_arch const& arch) {
+  namespace morse = fizzgen::morse;
+  std::vector<char> out(morse::decode_bound(in.size()));
+  std::size_t const n = morse::decode(std::span<char const>(in.data(), in.size()), out.data(), arch);
+  if (n > out.size()) std::abort();
+  return {out.data(), n};
+}
+
+/// arch's decoder on `in` cut right after the first separator at or past each multiple of chunk.
+std::string decoded_in_pieces(std::string_view in, std::size_t chunk, fizzgen::kernel_arch const& arch) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = chunk; at < in.size(); at += chunk) {
+    at = std::max(at, from);
+    while (at < in.size() && !fizzgen::morse::is_separator(in[at])) ++at;
+    if (at == in.size()) break;
+    out += decoded(in.substr(from, at + 1 - from), arch);
+    from = at + 1;
+  }
+  return out + decoded(in.substr(from), arch);
+}
+
+/// Every decoder kernel this CPU runs against the oracle on in, whole and in pieces.
+void check_decoders(std::string_view in, std::size_t chunk) {
+  std::string const want = morse_oracle::decode(in);
+  for (fizzgen::kernel_arch const& arch : fizzgen::kernel_archs()) {
+    if (!arch.available || arch.morse_decode == nullptr) continue;
+    if (decoded(in, arch) != want || decoded_in_pieces(in, chunk, arch) != want) std::abort();
+  }
 }
 
 }  // namespace
@@ -48,5 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     }
     if (stream != want) std::abort();
   }
+  check_decoders(text, chunk);
+  check_decoders(want, chunk);
   return 0;
 }
