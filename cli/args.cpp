@@ -119,6 +119,27 @@ write_sizes_text parse_write_sizes(std::string_view text) {
   }
 }
 
+line_lengths parse_line_length(std::string_view text) {
+  auto const one = [&](std::string_view size) {
+    std::uint64_t const n = parse_size("--line-length", size);
+    if (n == 0 || n > kMaxLineLength) bad("--line-length", text, "needs lengths from 1 to 1M (the newline included)");
+    return n;
+  };
+  line_lengths l;
+  if (text.substr(0, 7) != "random:") {
+    l.shortest = l.longest = one(text);
+    return l;
+  }
+  std::string_view const range = text.substr(7);
+  std::size_t const dots = range.find("..");
+  if (dots == std::string_view::npos) bad("--line-length", text, "must look like L or random:MIN..MAX");
+  l.shortest = one(range.substr(0, dots));
+  l.longest = one(range.substr(dots + 2));
+  l.random = true;
+  if (l.shortest > l.longest) bad("--line-length", text, "has MIN above MAX");
+  return l;
+}
+
 unsigned parse_threads(std::string_view text) {
   std::uint64_t value = 0;
   if (!all_digits(text) || !to_u64(text, value) || value == 0 || value > kMaxThreads)
@@ -168,6 +189,10 @@ CLI::Validator size_check(std::uint64_t min, std::uint64_t max, std::string cons
     std::uint64_t const n = parse_size("--", text);
     if (n < min || n > max) throw std::invalid_argument(range);
   });
+}
+
+CLI::Validator line_length_check() {
+  return parsed_by([](std::string const& text) { parse_line_length(text); });
 }
 
 CLI::Validator threads_check() {

@@ -43,6 +43,15 @@ struct write_sizes_text {
 };
 write_sizes_text parse_write_sizes(std::string_view text);
 
+/// --line-length: "L" (every line L bytes, its newline included) or "random:A..B" (lengths from A
+/// to B inclusive, drawn with the seed), each in parse_size's syntax, from 1 to kMaxLineLength.
+inline constexpr std::uint64_t kMaxLineLength = std::uint64_t{1} << 20;
+struct line_lengths {
+  std::uint64_t shortest = 0, longest = 0;  ///< equal for a fixed length
+  bool random = false;                      ///< given as random:A..B (drawn even when A == B)
+};
+line_lengths parse_line_length(std::string_view text);
+
 /// A thread count: 1..kMaxThreads.
 inline constexpr unsigned kMaxThreads = 1024;
 unsigned parse_threads(std::string_view text);
@@ -58,6 +67,8 @@ rule_text parse_rule(std::string_view text);
 
 /// A size (parse_size) from min to max; outside them, `range` ("must be from 4K to 256M").
 CLI::Validator size_check(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
+/// --line-length's L or random:A..B (parse_line_length).
+CLI::Validator line_length_check();
 /// A thread count (parse_threads).
 CLI::Validator threads_check();
 /// A positive whole number of any length (parse_positive).

@@ -466,6 +466,107 @@ TEST_F(E2E, CheckVerifiesYesLinesAndDecodedMorse) {
   }
 }
 
+// yes --line-length: lines of one length (the words cycled and cut) or of lengths drawn with the
+// seed; check --yes verifies both with the same options, on one thread or several, through pv.
+TEST_F(E2E, YesLineLengthsAreVerifiedByCheck) {
+  EXPECT_EQ(ok("$F yes --line-length 5 -n 2"), "yyyy\nyyyy\n");
+  EXPECT_EQ(ok("$F yes ab c --line-length 8 -n 2"), "ab cab \nab cab \n");
+  EXPECT_EQ(ok("$F yes --line-length 1 -n 3"), "\n\n\n");
+  std::string want;
+  for (int i = 0; i < 1000; ++i) want += oracle::cycled_line("hello world", 33);
+  EXPECT_EQ(oracle::first_difference(ok("$F yes hello world --line-length 33 -n 1000"), want), "");
+  EXPECT_EQ(oracle::first_difference(ok("$F yes hello --line-length random:1..300 --seed 7 -n 20000"),
+                                     oracle::yes_random_length_lines("hello", 1, 300, 7, 20000)),
+            "");
+  // The same seed, the same stream, whatever the thread count; --stats prints the seed.
+  EXPECT_EQ(ok("$F yes --line-length random:10..5K --seed 3 -c 3M -j 1 | md5sum"),
+            ok("$F yes --line-length random:10..5K --seed 3 -c 3M -j 2 | md5sum"));
+  EXPECT_NE(ok("$F yes --line-length random:1..9 --seed 99 -n 10 --stats 2>&1 >/dev/null").find("99"),
+            std::string::npos);
+  for (char const* threads : {" --threads 1", " --threads 3", ""}) {
+    std::string const t = threads;
+    EXPECT_NE(ok("$F yes --line-length 80 -n 100000 | $F check --yes --line-length 80 -n 100000" + t)
+                  .find("OK: 100000 lines, 8000000 bytes"),
+              std::string::npos);
+    EXPECT_NE(ok("$F yes --line-length random:1..4K --seed 5 -n 20000 | pv -q | "
+                 "$F check --yes --line-length random:1..4K --seed 5 -n 20000" +
+                 t)
+                  .find("OK: 20000 lines"),
+              std::string::npos);
+    EXPECT_NE(ok("$F yes x --line-length random:1..100 --seed 5 -c 1M --write-size random:1..9000 | "
+                 "$F check --yes --line x --line-length random:1..100 --seed 5 -c 1M" +
+                 t)
+                  .find("OK"),
+              std::string::npos);
+    EXPECT_NE(ok("$F random --seed 11 -c 5M | $F check --random --seed 11 -c 5M" + t).find("OK: 5242880 bytes"),
+              std::string::npos);
+  }
+  for (auto const& [cmd, says] :
+       {std::pair<std::string, std::string>{
+            "$F yes --line-length random:1..50 --seed 5 -n 100 | $F check --yes --line-length random:1..50 --seed 6",
+            "line 1 (byte 0)"},
+        {"$F yes --line-length 4 -n 3 | $F check --yes --line-length 5",
+         "line 1 (byte 0): expected \"yyyy\", got \"yyy\""},
+        {"{ $F yes --line-length 3 -n 2000000; echo x; } | $F check --yes --line-length 3 -j 3",
+         "line 2000001 (byte 6000000): expected \"yy\", got \"x\""},
+        {"{ $F yes --line-length random:2..9 --seed 1 -n 300000; echo; } | "
+         "$F check --yes --line-length random:2..9 --seed 1 -j 3",
+         "line 300001"},
+        {"$F yes --line-length random:2..9 --seed 1 -n 30 | $F check --yes --line-length random:2..9 --seed 1 -n 31",
+         "30 lines arrived, 31 expected"},
+        {"{ $F random --seed 2 -c 3M; printf x; } | $F check --random --seed 2 -j 3", "byte 3145728 (word 393216)"}}) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_NE(o.out.find(says), std::string::npos) << cmd << ": " << o.out;
+  }
+  for (char const* bad :
+       {"$F yes --line-length 0", "$F yes --line-length 2M", "$F yes --line-length random:9..3",
+        "$F yes --line-length random:5", "$F yes --line-length 5x", "$F yes '' --line-length 3",
+        "$F yes --line-length 5 --seed 3", "$F --line-length 5", "$F check --yes --line-length random:1..5 </dev/null",
+        "$F check --line-length 5 </dev/null", "$F check --yes --line-length 5 --seed 1 </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << bad << ": " << o.err;
+  }
+}
+
+// check --morse: the Morse FizzBuzz stream itself, line for line, any rules and start, on one
+// thread or several; a changed symbol, a space too many and a lost tail fail with the Morse line.
+TEST_F(E2E, CheckVerifiesTheMorseStream) {
+  for (char const* threads : {" -j 1", " -j 3"}) {
+    std::string const t = threads;
+    EXPECT_NE(ok("$F morse -n 200000 | $F check --morse -n 200000" + t).find("OK: 200000 lines"), std::string::npos);
+    EXPECT_NE(ok("$F morse --from 99999999999999999990 -n 1000 --rule 2:Even --rule '7:Se&v*n x' | pv -q | "
+                 "$F check --morse --from 99999999999999999990 --rule 2:Even --rule '7:Se&v*n x' -n 1000" +
+                 t)
+                  .find("OK"),
+              std::string::npos);
+    std::string const bytes = std::to_string(ok("$F morse -n 5000").size());
+    EXPECT_NE(ok("$F morse -n 5000 | $F check --morse -n 5000" + t).find(bytes + " bytes"), std::string::npos);
+  }
+  for (auto const& [cmd, says] :
+       {std::pair<std::string, std::string>{"$F morse -n 3 | sed '3s/--\\.\\.$/--.-/' | $F check --morse",
+                                            "line 3 (byte offset 12): expected '..-. .. --.. --..', got "
+                                            "'..-. .. --.. --.-'"},
+        {"$F morse -n 3 | sed '2s/ / /;2s/^/ /' | $F check --morse", "line 2 (byte offset 6)"},
+        {"$F morse -n 10 | sed '3s/ /  /' | $F check --morse", "line 3"},
+        {"$F morse -n 10 | sed '3s/$/ /' | $F check --morse", "line 3"},
+        {"$F morse -n 10 | $F check --morse -n 11", "10 lines"},
+        {"$F -n 10 | $F check --morse", "line 1 (byte offset 0)"},
+        {"$F morse -n 300000 | sed '250000s/^/./' | $F check --morse -j 3", "line 250000"}}) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_NE(o.err.find(says), std::string::npos) << cmd << ": " << o.err;
+  }
+  for (char const* bad : {"$F check --morse --decoded </dev/null", "$F check --morse --bytes 5 </dev/null",
+                          "$F check --morse --yes </dev/null", "$F check --morse --random --seed 1 </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+  }
+}
+
 // --interval: one JSON line per interval, back to back, whose bytes add up to the summary's, then
 // the summary; stalls counted; --report FILE instead of stderr, checked before the run.
 TEST_F(E2E, IntervalReportsAddUpToTheSummary) {
@@ -655,7 +756,7 @@ TEST_F(E2E, ParserErrorsArePlainSentences) {
            expect{"sink --read --splice", "--splice and --read cannot be used together", "fizzgen sink"},
            expect{"bench --only nope",
                   "--only: 'nope' is not a sweep (use threads, pipe_size, chunk_bytes or progress)", "fizzgen bench"},
-           expect{"--progress=sometimes", "--progress: 'sometimes' is not a choice (use auto, force or never)",
+           expect{"--progress=sometimes", "--progress: 'sometimes' is not a choice (use auto, force, numeric or never)",
                   "fizzgen"},
        }) {
     outcome const o = sh("$F " + e.args + " </dev/null");
