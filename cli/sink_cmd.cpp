@@ -10,9 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <stop_token>
 
 #include "cli/args.hpp"
+#include "cli/progress.hpp"
 #include "cli/report.hpp"
 #include "cli/units.hpp"
 #include "cli/usage.hpp"
@@ -55,8 +58,14 @@ std::string errno_text(int fd, int err) {
   return (fd == STDIN_FILENO ? std::string("standard input") : "fd " + std::to_string(fd)) + ": " + std::strerror(err);
 }
 
+/// Adds n bytes to the --progress counter, if there is one. Relaxed: the display only polls it.
+void count(progress_counter* progress, ssize_t n) noexcept {
+  if (progress != nullptr) progress->bytes.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+}
+
 /// read(2) until the end; returns "" or the error.
-std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_clock& clock) {
+std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_clock& clock,
+                     progress_counter* progress) {
   // Page-aligned, so the kernel copies into whole pages.
   std::unique_ptr<char, decltype(&std::free)> buf(static_cast<char*>(std::aligned_alloc(4096, block_size)), &std::free);
   if (!buf) return "cannot allocate the read buffer";
@@ -66,6 +75,7 @@ std::string read_all(int fd, std::size_t block_size, sink_report& r, first_byte_
     if (n == 0) return "";
     clock.tick();
     r.bytes += static_cast<std::uint64_t>(n);
+    count(progress, n);
   }
 }
 
@@ -83,10 +93,14 @@ void add_sink_command(CLI::App& app, sink_command& s) {
                   "Also write the report as JSON to FILE (with the version, command line and start time); "
                   "'-' or no FILE: standard output");
   s.app->add_flag("-q,--quiet", s.quiet, "No report on stderr (errors and notes still are)");
+  s.app->add_flag("--progress", s.progress,
+                  "Show a live line on stderr (bytes, elapsed, rate) as the streams do; --progress=WHEN: auto "
+                  "(plain --progress: when stderr is a terminal), force (always) or never; numeric: the bytes so "
+                  "far, one number a line, as pv -n");
   s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
 
-sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note) {
+sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note, progress_counter* progress) {
   sink_report r;
   first_byte_clock clock;
   struct stat st {};
@@ -126,12 +140,13 @@ sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* 
       if (n == 0) break;
       clock.tick();
       r.bytes += static_cast<std::uint64_t>(n);
+      count(progress, n);
     }
     ::close(devnull);
   }
   if (!use_splice) {
     r.method = "read";
-    r.error = read_all(fd, block_size, r, clock);
+    r.error = read_all(fd, block_size, r, clock, progress);
   }
   r.seconds = clock.seconds();
   return r;
@@ -141,8 +156,15 @@ int run_sink(sink_command const& s) {
   std::uint64_t const block = parse_size("--block-size", s.block_size);  // 1..1G: size_check
   // Round up to whole pages for the aligned allocation.
   std::size_t const block_size = static_cast<std::size_t>((block + 4095) / 4096 * 4096);
+  bool const show_progress = want_progress(s.progress, STDERR_FILENO);  // a bad WHEN: usage error
   json_report json_out(s.json);  // opened now: a path that cannot be written fails before reading
-  sink_report const r = consume(STDIN_FILENO, !s.read, block_size, stderr);
+  progress_counter counter;
+  std::optional<progress_display> display;
+  if (show_progress)
+    display.emplace(counter, STDERR_FILENO, std::stop_token{}, progress_total{},
+                    progress_style{progress_style_for(s.progress).numeric, false});
+  sink_report const r = consume(STDIN_FILENO, !s.read, block_size, stderr, display ? &counter : nullptr);
+  if (display) display->finish();  // before the report, which would otherwise share its line
   double const rate = r.seconds > 0 ? static_cast<double>(r.bytes) / kGiB / r.seconds : 0;
   if (!s.quiet)
     std::fprintf(stderr, "fizzgen sink: %s (%s) in %.3f s = %s (%s)\n",

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/run.hpp"
+
 namespace fizzgen::cli {
 
 /// What `fizzgen sink` parsed; CLI11 writes into it while parsing, so it must outlive the parse.
@@ -17,6 +19,7 @@ struct sink_command {
   bool read = false, splice = false, quiet = false;
   std::string json;                 ///< --json [FILE]: "" none, "-" standard output
   std::string block_size = "128K";  ///< --read's buffer
+  std::string progress;             ///< --progress[=WHEN], as the streams take it
 };
 
 /// Registers `sink` on app, writing into s.
@@ -31,8 +34,10 @@ struct sink_report {
 };
 
 /// Consumes fd to its end. With `use_splice`, a pipe is spliced into /dev/null; anything else
-/// (a file, a tty) falls back to read(2) and, when `note` is set, says so there.
-sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note);
+/// (a file, a tty) falls back to read(2) and, when `note` is set, says so there. Bytes are added
+/// to `progress` (when set) as they come, for --progress.
+sink_report consume(int fd, bool use_splice, std::size_t block_size, std::FILE* note,
+                    progress_counter* progress = nullptr);
 
 /// Runs `fizzgen sink` on standard input: report on stderr (unless --quiet), JSON with --json.
 /// Returns 0, or 1 when the input failed or the JSON could not be written. Throws std::invalid_argument for bad usage.

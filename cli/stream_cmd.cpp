@@ -69,8 +69,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
       ->type_name("T");
   app.add_option("--report", t.report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
   app.add_option("--seed", t.seed,
-                 "Seed for random choices (--write-size random:..., --stall random:...; default: a fresh one, "
-                 "printed by --stats)")
+                 "Seed for random choices (--write-size random:..., --stall random:..., yes --line-length "
+                 "random:...; default: a fresh one, printed by --stats)")
       ->type_name("S")
       ->check(size_check());
   app.add_option("-j,--threads", t.threads,
@@ -104,7 +104,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--progress", t.progress,
                "Show a live line on stderr (bytes, elapsed, rate, lines; percent and ETA when --count, --to or "
                "--bytes says where it ends) a few times a second, fitted to the terminal's width; "
-               "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
+               "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never; "
+               "numeric: one number a line, the percent when the end is known, else the bytes, as pv -n");
   // Hidden: fizzgen bench sweeps it. Bytes per chunk, about (default 1M).
   app.add_option("--chunk-bytes", t.chunk_bytes, "Bytes per chunk, about")->type_name("N")->group("");
   // Hidden: buffers per worker instead of the engine's choice, to measure what the choice costs.
@@ -303,7 +304,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     o.progress = &progress;
     o.on_start = [&] {
       if (show_progress)
-        display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
+        display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()},
+                        progress_style_for(t.progress));
       if (interval) intervals.emplace(progress, report_out != nullptr ? report_out.get() : stderr, *interval);
     };
   }

@@ -17,6 +17,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -784,6 +787,143 @@ TEST_F(E2E, HelpFitsEightyColumnsEverywhere) {
   for (char const* shorts : {"-n,--count N", "-c,--bytes N", "-j,--threads N"})
     EXPECT_NE(help.find(shorts), std::string::npos) << shorts;
   EXPECT_NE(ok("$F sink --help").find("-q,--quiet"), std::string::npos);
+}
+
+/// The long options a --help page lists: the first column of the lines CLI11 writes for options.
+std::set<std::string> help_options(std::string const& help) {
+  std::set<std::string> names;
+  std::istringstream in(help);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  -", 0) != 0) continue;
+    std::istringstream column(line.substr(2, line.find(' ', 2) - 2));
+    for (std::string name; std::getline(column, name, ',');)
+      if (name.rfind("--", 0) == 0) names.insert(name);
+  }
+  return names;
+}
+
+/// The long options in roff text: every \-\-name.
+std::set<std::string> roff_options(std::string const& roff) {
+  std::set<std::string> names;
+  static std::regex const option(R"(\\-\\-([a-z0-9]+(\\-[a-z0-9]+)*))");
+  for (std::sregex_iterator it(roff.begin(), roff.end(), option), end; it != end; ++it)
+    names.insert("--" + std::regex_replace((*it)[1].str(), std::regex(R"(\\-)"), "-"));
+  return names;
+}
+
+std::string joined(std::set<std::string> const& names) {
+  std::string out;
+  for (auto const& n : names) out += " " + n;
+  return out;
+}
+
+// --progress=numeric: one whole number a line for scripts, as pv -n: the percent when the end is
+// known, else the bytes; sink --progress shows what arrived (it counts no lines).
+TEST_F(E2E, NumericProgressAndSinkProgress) {
+  auto const numbers = [](std::string const& err) {
+    std::vector<std::string> lines;
+    std::istringstream in(err);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_TRUE(!line.empty() && line.find_first_not_of("0123456789") == std::string::npos) << line;
+      lines.push_back(line);
+    }
+    return lines;
+  };
+  std::vector<std::string> const percent = numbers(sh("$F -n 1000 --progress=numeric >/dev/null").err);
+  ASSERT_FALSE(percent.empty());
+  EXPECT_EQ(percent.back(), "100");
+  std::vector<std::string> const unbounded =
+      numbers(sh("$F yes --rate 4M --duration 600ms --progress=numeric >out").err);
+  ASSERT_FALSE(unbounded.empty());
+  EXPECT_EQ(unbounded.back(), std::to_string(std::filesystem::file_size(path("out"))));  // no end known: bytes
+  std::vector<std::string> const bytes =
+      numbers(sh("$F yes -c 3M --rate 4M --progress=numeric 2>err | $F sink -q --progress=numeric 2>sink_err; "
+                 "cat sink_err")
+                  .out);
+  ASSERT_GE(bytes.size(), 2u);  // 0.75 s at four redraws a second
+  EXPECT_EQ(bytes.back(), "3145728");
+  EXPECT_LE(std::stoull(bytes.front()), std::stoull(bytes.back()));
+  std::vector<std::string> const stream_bytes = numbers(ok("cat err"));
+  ASSERT_FALSE(stream_bytes.empty());
+  EXPECT_EQ(stream_bytes.back(), "100");  // -c says where the stream ends: the percent
+  outcome const line = sh("$F yes -c 1M | $F sink --progress=force");
+  EXPECT_EQ(line.status, 0);
+  EXPECT_NE(line.err.find("fizzgen: 1.00 MiB 0:00:00 ["), std::string::npos) << line.err;
+  EXPECT_EQ(line.err.find("lines"), std::string::npos) << line.err;
+  EXPECT_NE(line.err.find("fizzgen sink: 1.00 MiB"), std::string::npos) << line.err;
+  for (char const* bad : {"$F sink --progress=often </dev/null", "$F -n 1 --progress=numbers"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad;
+    EXPECT_TRUE(o.out.empty()) << bad;
+    EXPECT_NE(o.err.find("use auto, force, numeric or never"), std::string::npos) << o.err;
+  }
+}
+
+// The man page and the bash completion know every option of every subcommand's --help, and
+// nothing else; the STREAM OPTIONS of the man page are those every stream takes (yes too).
+TEST_F(E2E, ManPageAndCompletionListWhatHelpLists) {
+  std::string const man = read_file(std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.1");
+  std::string const completion = std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.bash-completion";
+  std::set<std::string> const in_man = roff_options(man);
+  std::set<std::string> every;
+  for (std::string const sub :
+       {"", "yes", "random", "check", "morse", "morse encode", "morse decode", "sink", "bench", "tune"}) {
+    std::set<std::string> const help = help_options(ok("$F " + sub + " --help"));
+    ASSERT_GT(help.size(), 2u) << sub;
+    every.insert(help.begin(), help.end());
+    std::set<std::string> missing;
+    std::set_difference(help.begin(), help.end(), in_man.begin(), in_man.end(), std::inserter(missing, missing.end()));
+    EXPECT_TRUE(missing.empty()) << "fizzgen " << sub << ": not in the man page:" << joined(missing);
+    // What the completion offers after "fizzgen SUB --", values cut off (--progress=force).
+    std::string const words = "fizzgen " + sub + (sub.empty() ? "--" : " --");
+    std::set<std::string> offered;
+    std::istringstream replies(ok("source '" + completion + "'; COMP_WORDS=(" + words +
+                                  "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fizzgen; "
+                                  "printf '%s\\n' \"${COMPREPLY[@]}\""));
+    for (std::string reply; std::getline(replies, reply);) offered.insert(reply.substr(0, reply.find('=')));
+    EXPECT_EQ(joined(offered), joined(help)) << "completion of: " << words;
+  }
+  std::set<std::string> unknown;
+  std::set_difference(in_man.begin(), in_man.end(), every.begin(), every.end(), std::inserter(unknown, unknown.end()));
+  EXPECT_TRUE(unknown.empty()) << "in the man page, in no --help:" << joined(unknown);
+
+  // The options a section describes: the heading line after each .TP.
+  auto const section = [&man](std::string const& name) {
+    std::size_t const start = man.find(".SH " + name + "\n");
+    EXPECT_NE(start, std::string::npos) << name;
+    std::istringstream in(man.substr(start, man.find("\n.SH ", start + 1) - start));
+    std::string headings;
+    for (std::string line; std::getline(in, line);)
+      if (line == ".TP" && std::getline(in, line)) headings += line + "\n";
+    return headings;
+  };
+  std::set<std::string> const stream = roff_options(section("STREAM OPTIONS"));
+  EXPECT_GT(stream.size(), 15u);
+  for (std::string const sub : {"", "yes", "random", "morse"}) {
+    std::set<std::string> const help = help_options(ok("$F " + sub + " --help"));
+    for (auto const& name : stream) EXPECT_EQ(help.count(name), 1u) << "fizzgen " << sub << " has no " << name;
+  }
+  std::set<std::string> const yes_help = help_options(ok("$F yes --help"));
+  for (char const* fizzbuzz_only : {"--from", "--to", "--rule", "--arch"}) {
+    EXPECT_EQ(stream.count(fizzbuzz_only), 0u) << fizzbuzz_only;
+    EXPECT_EQ(yes_help.count(fizzbuzz_only), 0u) << fizzbuzz_only;
+    EXPECT_EQ(roff_options(section("FIZZBUZZ OPTIONS")).count(fizzbuzz_only), 1u) << fizzbuzz_only;
+  }
+}
+
+// --progress=<TAB> offers the values alone: readline replaces only what follows the '='.
+TEST_F(E2E, CompletionOfProgressOffersOnlyTheValue) {
+  std::string const completion = std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.bash-completion";
+  auto const complete = [&](std::string const& words) {
+    return ok("source '" + completion + "'; COMP_WORDS=(" + words +
+              "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fizzgen; echo \"${COMPREPLY[*]}\"");
+  };
+  EXPECT_EQ(complete("fizzgen --progress=f"), "force\n");
+  EXPECT_EQ(complete("fizzgen --progress="), "auto force numeric never\n");
+  EXPECT_EQ(complete("fizzgen sink --progress=n"), "numeric never\n");
+  // Split at the '=' as bash does without bash-completion's helper.
+  EXPECT_EQ(complete("fizzgen yes --progress = nu"), "numeric\n");
+  EXPECT_EQ(complete("fizzgen --progress ="), "auto force numeric never\n");
 }
 
 TEST_F(E2E, VersionSaysTheLicenceOnEverySubcommand) {

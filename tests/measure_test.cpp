@@ -333,6 +333,20 @@ TEST_F(Measure, ProgressLineFinishedOnASignal) {
   EXPECT_TRUE(contains(o.err.substr(o.err.rfind('\r') + 1), "average")) << o.err;
 }
 
+TEST(ProgressFormat, NumericAndWithoutLines) {
+  using fizzgen::cli::format_numeric_progress;
+  using fizzgen::cli::format_progress;
+  using view = fizzgen::cli::progress_view;
+  EXPECT_EQ(format_numeric_progress(view{}), "0");
+  EXPECT_EQ(format_numeric_progress(view{123456789, 5, 2, 100, false, {}}), "123456789");  // no end: bytes
+  EXPECT_EQ(format_numeric_progress(view{1ull << 30, 5, 2, 100, false, {4ull << 30, {}}}), "25");
+  EXPECT_EQ(format_numeric_progress(view{1ull << 30, 999, 2, 100, false, {{}, 1000}}), "99");
+  EXPECT_EQ(format_numeric_progress(view{4ull << 30, 1000, 8, 100, true, {4ull << 30, 1000}}), "100");
+  EXPECT_EQ(format_progress(view{10, 0, 1, 10, true, {}, false}), "fizzgen: 10 B 0:00:01 [10 B/s average]");
+  EXPECT_TRUE(fizzgen::cli::progress_style_for("numeric").numeric);
+  EXPECT_FALSE(fizzgen::cli::progress_style_for("force").numeric);
+}
+
 TEST(ProgressFormat, Line) {
   using fizzgen::cli::format_progress;
   using view = fizzgen::cli::progress_view;
