@@ -18,7 +18,6 @@
 #include "cli/args.hpp"
 #include "cli/bench_cmd.hpp"
 #include "cli/morse_cmd.hpp"
-#include "cli/report.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
 #include "cli/tune_cmd.hpp"
@@ -27,6 +26,7 @@
 #include "generators/fizzbuzz.hpp"
 #include "generators/random_bytes.hpp"
 #include "generators/yes.hpp"
+#include "report/report.hpp"
 #include "verify/check.hpp"
 #include "verify/check_streams.hpp"
 

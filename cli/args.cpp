@@ -217,6 +217,10 @@ CLI::Validator write_sizes_check() {
   return parsed_by([](std::string const& text) { parse_write_sizes(text); });
 }
 
+CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help) {
+  return cmd.add_option(names, path, help)->type_name("FILE")->expected(0, 1)->default_str("-");
+}
+
 CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun) {
   return parsed_by([choices = std::move(choices), noun](std::string const& text) {
     if (std::find(choices.begin(), choices.end(), text) != choices.end()) return;

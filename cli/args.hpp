@@ -79,6 +79,10 @@ CLI::Validator rule_check();
 CLI::Validator duration_check();
 /// --write-size's SIZES (parse_write_sizes).
 CLI::Validator write_sizes_check();
+/// The report option, spelt the same on every command (report/report.hpp): `names` ("--json", or
+/// with an older alias), FILE optional ('-' or none: standard output); `help` says what it holds.
+CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help);
+
 /// One of `choices`; else "'TEXT' is not a NOUN (use a, b or c)".
 CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun);
 

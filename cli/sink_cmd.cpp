@@ -15,11 +15,11 @@
 #include <stop_token>
 
 #include "cli/args.hpp"
-#include "cli/progress.hpp"
-#include "cli/report.hpp"
-#include "cli/units.hpp"
 #include "cli/usage.hpp"
 #include "output/sys.hpp"
+#include "report/progress.hpp"
+#include "report/report.hpp"
+#include "report/units.hpp"
 
 namespace fizzgen::cli {
 namespace {

@@ -12,15 +12,15 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
-#include "cli/interval.hpp"
-#include "cli/progress.hpp"
-#include "cli/report.hpp"
 #include "cli/signals.hpp"
-#include "cli/stats.hpp"
 #include "engine/cpus.hpp"
 #include "engine/plan.hpp"
 #include "engine/stream.hpp"
 #include "output/sink.hpp"
+#include "report/interval.hpp"
+#include "report/progress.hpp"
+#include "report/report.hpp"
+#include "report/stats.hpp"
 
 namespace fizzgen::cli {
 namespace {

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "bench/child.hpp"
-#include "cli/progress.hpp"
+#include "report/progress.hpp"
 #include "cli/sink_cmd.hpp"
-#include "cli/units.hpp"
+#include "report/units.hpp"
 #include "engine/run.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "output/sink.hpp"

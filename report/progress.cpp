@@ -1,4 +1,4 @@
-#include "cli/progress.hpp"
+#include "report/progress.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
-#include "cli/units.hpp"
-#include "cli/usage.hpp"
+#include "report/units.hpp"
 
 namespace fizzgen::cli {
 namespace {
@@ -70,7 +70,10 @@ std::string format_progress(progress_view const& v, std::size_t width) {
   fields.push_back({"fizzgen:", 1});
   fields.push_back({human_bytes(static_cast<double>(v.bytes)), 6});
   fields.push_back({clock_time(v.seconds), 3});
-  fields.push_back({"[" + human_rate(v.bytes_per_second) + (v.final ? " average" : "") + "]", 5});
+  // Appended piece by piece: GCC 12 warns (a false -Wrestrict) on the chain of temporaries.
+  std::string rate = "[";
+  rate.append(human_rate(v.bytes_per_second)).append(v.final ? " average]" : "]");
+  fields.push_back({std::move(rate), 5});
   if (v.lines_known) fields.push_back({counted(v.lines, "line"), 0});
   if (std::optional<double> const f = done_fraction(v)) {
     fields.push_back({std::to_string(static_cast<int>(*f * 100)) + "%", 4});
