@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
-#include "cli/signals.hpp"
+#include "engine/signals.hpp"
 #include "engine/cpus.hpp"
 #include "engine/plan.hpp"
 #include "engine/stream.hpp"
