@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace fizzgen::parse {
 namespace {
@@ -95,6 +98,24 @@ std::chrono::nanoseconds parse_duration(std::string_view option, std::string_vie
   return std::chrono::nanoseconds(ns);
 }
 
+namespace {
+
+/// "random:MIN..MAX" of an option whose values `one` reads (it throws for a bad value); `form` is
+/// what the option's values look like, for the message. nullopt when text has no "random:".
+template <class One>
+std::optional<std::pair<std::uint64_t, std::uint64_t>> random_range(std::string_view option, std::string_view text,
+                                                                    std::string_view form, One one) {
+  if (text.substr(0, 7) != "random:") return std::nullopt;
+  std::string_view const range = text.substr(7);
+  std::size_t const dots = range.find("..");
+  if (dots == std::string_view::npos) bad(option, text, "must look like " + std::string(form));
+  std::pair<std::uint64_t, std::uint64_t> const r{one(range.substr(0, dots)), one(range.substr(dots + 2))};
+  if (r.first > r.second) bad(option, text, "has MIN above MAX");
+  return r;
+}
+
+}  // namespace
+
 write_sizes_text parse_write_sizes(std::string_view text) {
   auto const one = [&](std::string_view size) {
     std::uint64_t const n = parse_size("--write-size", size);
@@ -102,13 +123,8 @@ write_sizes_text parse_write_sizes(std::string_view text) {
     return n;
   };
   write_sizes_text w;
-  if (text.substr(0, 7) == "random:") {
-    std::string_view const range = text.substr(7);
-    std::size_t const dots = range.find("..");
-    if (dots == std::string_view::npos) bad("--write-size", text, "must look like random:MIN..MAX");
-    w.lo = one(range.substr(0, dots));
-    w.hi = one(range.substr(dots + 2));
-    if (w.lo > w.hi) bad("--write-size", text, "has MIN above MAX");
+  if (auto const range = random_range("--write-size", text, "random:MIN..MAX", one)) {
+    std::tie(w.lo, w.hi) = *range;
     return w;
   }
   for (std::size_t start = 0;;) {
@@ -126,17 +142,12 @@ line_lengths parse_line_length(std::string_view text) {
     return n;
   };
   line_lengths l;
-  if (text.substr(0, 7) != "random:") {
-    l.shortest = l.longest = one(text);
+  if (auto const range = random_range("--line-length", text, "L or random:MIN..MAX", one)) {
+    std::tie(l.shortest, l.longest) = *range;
+    l.random = true;
     return l;
   }
-  std::string_view const range = text.substr(7);
-  std::size_t const dots = range.find("..");
-  if (dots == std::string_view::npos) bad("--line-length", text, "must look like L or random:MIN..MAX");
-  l.shortest = one(range.substr(0, dots));
-  l.longest = one(range.substr(dots + 2));
-  l.random = true;
-  if (l.shortest > l.longest) bad("--line-length", text, "has MIN above MAX");
+  l.shortest = l.longest = one(text);
   return l;
 }
 
