@@ -65,26 +65,26 @@ int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const
   kernel_arch const& arch = choose_arch(arch_name);
   stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten, true);
   fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes), sizes);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, t.bytes, sizes);
 }
 
 int run_random(stream_text t) {
-  if (!t.count.empty()) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
+  if (t.count) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
   // The seed in use is the one --stats prints and check --random --seed needs.
-  if (t.seed.empty()) t.seed = std::to_string(seed_option(t));
+  t.seed = seed_option(t);
   t.payload_seed = true;
   stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
-  random_bytes const gen(parse_size("--seed", t.seed), sizes.chunk_bytes);
-  return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+  random_bytes const gen(*t.seed, sizes.chunk_bytes);
+  return stream(gen, "none", t, t.bytes, sizes);
 }
 
 /// `fizzgen yes [--line-length L|random:A..B]`.
 int run_yes(std::vector<std::string> const& words, std::string const& line_length, stream_text t) {
-  std::optional<std::uint64_t> const count = size_option("--count", t.count);
+  std::optional<std::uint64_t> const count = t.count;
   if (line_length.empty()) {
     stream_sizes const sizes = sizes_for(t, stream_kind::constant);
     yes const gen(words, count, sizes.chunk_bytes);
-    return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+    return stream(gen, "none", t, t.bytes, sizes);
   }
   line_lengths const l = parse_line_length(line_length);
   std::string const text = yes_text(words);
@@ -93,47 +93,47 @@ int run_yes(std::vector<std::string> const& words, std::string const& line_lengt
   if (!l.random) {  // one line, repeated: the constant stream, as fast as plain yes
     stream_sizes const sizes = sizes_for(t, stream_kind::constant);
     yes const gen = yes::of_line(cycled_line(text, l.longest), count, sizes.chunk_bytes);
-    return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+    return stream(gen, "none", t, t.bytes, sizes);
   }
   // The seed in use is the one --stats prints and check --yes --line-length ... --seed needs.
-  if (t.seed.empty()) t.seed = std::to_string(seed_option(t));
+  t.seed = seed_option(t);
   t.payload_seed = true;
   stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
-  yes_random_lengths const gen(text, l.shortest, l.longest, parse_size("--seed", t.seed), count, sizes.chunk_bytes);
-  return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+  yes_random_lengths const gen(text, l.shortest, l.longest, *t.seed, count, sizes.chunk_bytes);
+  return stream(gen, "none", t, t.bytes, sizes);
 }
 
 /// check's options beyond the rules: what must arrive, where from, on how many threads.
 struct check_text {
-  std::string count, bytes, threads, file = "-";
-  bool random = false;  ///< --random: a `fizzgen random` stream, drawn with --seed
-  std::string seed;
-  bool yes = false;         ///< --yes: lines of yes, each --line (default y)
-  std::string line;         ///< "" not given
-  std::string line_length;  ///< --line-length L | random:A..B (with --yes); "" not given
-  bool decoded = false;     ///< --decoded: the rules' words as Morse decoding gives them back
-  bool morse = false;       ///< --morse: the Morse FizzBuzz stream itself, as `fizzgen morse` writes it
+  std::optional<std::uint64_t> count, bytes;  ///< nullopt: not given
+  std::optional<unsigned> threads;
+  std::string file = "-";
+  bool random = false;                ///< --random: a `fizzgen random` stream, drawn with --seed
+  std::optional<std::uint64_t> seed;  ///< the stream's seed (--random, --line-length random:...)
+  bool yes = false;                   ///< --yes: lines of yes, each --line (default y)
+  std::string line;                   ///< "" not given
+  std::string line_length;            ///< --line-length L | random:A..B (with --yes); "" not given
+  bool decoded = false;               ///< --decoded: the rules' words as Morse decoding gives them back
+  bool morse = false;                 ///< --morse: the Morse FizzBuzz stream itself, as `fizzgen morse` writes it
 };
 
 /// --threads, or the CPUs this process may use.
 unsigned check_threads(check_text const& c) {
-  return c.threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()))
-                           : parse_threads(c.threads);
+  return c.threads ? *c.threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
 }
 
 /// check --random --seed S: nothing of FizzBuzz applies.
 int run_check_random(fizzbuzz_text const& f, check_text const& c) {
-  if (c.seed.empty()) throw std::invalid_argument("--random: needs --seed S, the seed of the stream");
-  if (!c.count.empty() || !f.to.empty() || !f.rules.empty() || f.from != "1")
+  if (!c.seed) throw std::invalid_argument("--random: needs --seed S, the seed of the stream");
+  if (c.count || !f.to.empty() || !f.rules.empty() || f.from != "1")
     throw std::invalid_argument("--random: the stream has no lines; only --bytes says what must arrive");
-  std::uint64_t const seed = parse_size("--seed", c.seed);
+  std::uint64_t const seed = *c.seed;
   int fd = STDIN_FILENO;
   if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
     std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
     return 1;
   }
-  int const status =
-      check::check_random_main(seed, size_option("--bytes", c.bytes), fd, stdout, stderr, check_threads(c));
+  int const status = check::check_random_main(seed, c.bytes, fd, stdout, stderr, check_threads(c));
   if (fd != STDIN_FILENO) ::close(fd);
   return status;
 }
@@ -151,19 +151,17 @@ int run_check_yes(fizzbuzz_text const& f, check_text const& c) {
     y.shortest = l.shortest;
     y.longest = l.longest;
     y.random = l.random;
-    if (l.random && c.seed.empty())
+    if (l.random && !c.seed)
       throw std::invalid_argument("--line-length: random lengths need --seed S, the seed of the stream");
-    if (!c.seed.empty()) y.seed = parse_size("--seed", c.seed);
+    y.seed = c.seed.value_or(0);
   }
-  if (!c.seed.empty() && !y.random)
-    throw std::invalid_argument("--seed: only --random and --line-length random:... use a seed");
+  if (c.seed && !y.random) throw std::invalid_argument("--seed: only --random and --line-length random:... use a seed");
   int fd = STDIN_FILENO;
   if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
     std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
     return 1;
   }
-  int const status = check::check_yes_main(y, size_option("--count", c.count), size_option("--bytes", c.bytes), fd,
-                                           stdout, stderr, check_threads(c));
+  int const status = check::check_yes_main(y, c.count, c.bytes, fd, stdout, stderr, check_threads(c));
   if (fd != STDIN_FILENO) ::close(fd);
   return status;
 }
@@ -173,7 +171,7 @@ int run_check(fizzbuzz_text const& f, check_text const& c) {
   if (c.random && (c.morse || c.decoded)) throw std::invalid_argument("--random: the stream has no Morse");
   if (c.random) return run_check_random(f, c);
   if (c.yes) return run_check_yes(f, c);
-  if (!c.seed.empty()) throw std::invalid_argument("--seed: only check --random uses a seed");
+  if (c.seed) throw std::invalid_argument("--seed: only check --random uses a seed");
   if (!c.line.empty()) throw std::invalid_argument("--line: only check --yes has lines of text");
   if (!c.line_length.empty()) throw std::invalid_argument("--line-length: only check --yes has lines of a length");
   check::options o;
@@ -188,8 +186,8 @@ int run_check(fizzbuzz_text const& f, check_text const& c) {
     if (o.rules.empty()) o.rules = {{3, "Fizz"}, {5, "Buzz"}};
     for (auto& r : o.rules) r.word = check::decoded_word(r.word);
   }
-  o.lines = size_option("--count", c.count);
-  o.bytes = size_option("--bytes", c.bytes);
+  o.lines = c.count;
+  o.bytes = c.bytes;
   o.morse = c.morse;
   if (c.morse && o.bytes) throw std::invalid_argument("--bytes: a Morse stream is checked by lines (--count, --to)");
   if (!f.to.empty()) o.lines = check::lines_between(o.from, parse_positive("--to", f.to));
@@ -276,14 +274,14 @@ int run_app(int argc, char** argv) {
   add_rule_options(*check_cmd, check_rules);
   check_cmd->add_option("-n,--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
       ->type_name("N")
-      ->check(size_check());
+      ->transform(size_value());
   check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
       ->excludes("--count")
       ->check(positive_check());
   check_cmd->add_option("-c,--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
       ->type_name("N")
-      ->check(size_check());
+      ->transform(size_value());
   check_cmd
       ->add_option("-j,--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N")
@@ -292,7 +290,7 @@ int run_app(int argc, char** argv) {
                       "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
   check_cmd->add_option("--seed", check_args.seed, "The seed of the stream (--random, --line-length random:A..B)")
       ->type_name("S")
-      ->check(size_check());
+      ->transform(size_value());
   check_cmd->add_flag("--yes", check_args.yes, "Verify lines of yes instead: each one --line (default y)");
   check_cmd->add_option("--line", check_args.line, "The line of --yes, without its newline")->type_name("TEXT");
   check_cmd

@@ -36,6 +36,17 @@ CLI::Validator size_check(std::uint64_t min, std::uint64_t max, std::string cons
   });
 }
 
+CLI::Validator size_value(std::uint64_t min, std::uint64_t max, std::string const& range) {
+  CLI::Validator const check = size_check(min, max, range);
+  return CLI::Validator(
+      [check](std::string& text) {
+        std::string problem = check(text);
+        if (problem.empty()) text = std::to_string(parse_size("--", text));  // valid: it parses
+        return problem;
+      },
+      "");
+}
+
 CLI::Validator line_length_check() {
   return parsed_by([](std::string const& text) { parse_line_length(text); });
 }

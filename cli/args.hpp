@@ -33,6 +33,9 @@ using parse::write_sizes_text;
 
 /// A size (parse_size) from min to max; outside them, `range` ("must be from 4K to 256M").
 CLI::Validator size_check(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
+/// size_check that also turns the text into its number, so that CLI11 stores the option's value
+/// as one (an std::uint64_t, or an std::optional of one for "not given").
+CLI::Validator size_value(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
 /// --line-length's L or random:A..B (parse_line_length).
 CLI::Validator line_length_check();
 /// A thread count (parse_threads).
