@@ -18,7 +18,6 @@
 #include "cli/args.hpp"
 #include "cli/bench_cmd.hpp"
 #include "cli/morse_cmd.hpp"
-#include "cli/report.hpp"
 #include "cli/sink_cmd.hpp"
 #include "cli/stream_cmd.hpp"
 #include "cli/tune_cmd.hpp"
@@ -27,6 +26,7 @@
 #include "generators/fizzbuzz.hpp"
 #include "generators/random_bytes.hpp"
 #include "generators/yes.hpp"
+#include "report/report.hpp"
 #include "verify/check.hpp"
 #include "verify/check_streams.hpp"
 
@@ -65,88 +65,133 @@ int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const
   kernel_arch const& arch = choose_arch(arch_name);
   stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten, true);
   fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, size_option("--bytes", t.bytes), sizes);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, t.bytes, sizes);
 }
 
 int run_random(stream_text t) {
-  if (!t.count.empty()) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
+  if (t.count) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
   // The seed in use is the one --stats prints and check --random --seed needs.
-  if (t.seed.empty()) t.seed = std::to_string(seed_option(t));
+  t.seed = seed_option(t);
   t.payload_seed = true;
   stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
-  random_bytes const gen(parse_size("--seed", t.seed), sizes.chunk_bytes);
-  return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+  random_bytes const gen(*t.seed, sizes.chunk_bytes);
+  return stream(gen, "none", t, t.bytes, sizes);
 }
 
-int run_yes(std::vector<std::string> const& words, stream_text const& t) {
-  stream_sizes const sizes = sizes_for(t, stream_kind::constant);
-  yes const gen(words, size_option("--count", t.count), sizes.chunk_bytes);
-  return stream(gen, "none", t, size_option("--bytes", t.bytes), sizes);
+/// `fizzgen yes [--line-length L|random:A..B]`.
+int run_yes(std::vector<std::string> const& words, std::string const& line_length, stream_text t) {
+  std::optional<std::uint64_t> const count = t.count;
+  if (line_length.empty()) {
+    stream_sizes const sizes = sizes_for(t, stream_kind::constant);
+    yes const gen(words, count, sizes.chunk_bytes);
+    return stream(gen, "none", t, t.bytes, sizes);
+  }
+  line_lengths const l = parse_line_length(line_length);
+  std::string const text = yes_text(words);
+  if (text.empty() && l.longest > 1)
+    throw std::invalid_argument("--line-length: the line's text is empty: nothing to repeat up to the length");
+  if (!l.random) {  // one line, repeated: the constant stream, as fast as plain yes
+    stream_sizes const sizes = sizes_for(t, stream_kind::constant);
+    yes const gen = yes::of_line(cycled_line(text, l.longest), count, sizes.chunk_bytes);
+    return stream(gen, "none", t, t.bytes, sizes);
+  }
+  // The seed in use is the one --stats prints and check --yes --line-length ... --seed needs.
+  t.seed = seed_option(t);
+  t.payload_seed = true;
+  stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
+  yes_random_lengths const gen(text, l.shortest, l.longest, *t.seed, count, sizes.chunk_bytes);
+  return stream(gen, "none", t, t.bytes, sizes);
 }
 
 /// check's options beyond the rules: what must arrive, where from, on how many threads.
 struct check_text {
-  std::string count, bytes, threads, file = "-";
-  bool random = false;  ///< --random: a `fizzgen random` stream, drawn with --seed
-  std::string seed;
-  bool yes = false;      ///< --yes: lines of yes, each --line (default y)
-  std::string line;      ///< "" not given
-  bool decoded = false;  ///< --decoded: the rules' words as Morse decoding gives them back
+  std::optional<std::uint64_t> count, bytes;  ///< nullopt: not given
+  std::optional<unsigned> threads;
+  std::string file = "-";
+  bool random = false;                ///< --random: a `fizzgen random` stream, drawn with --seed
+  std::optional<std::uint64_t> seed;  ///< the stream's seed (--random, --line-length random:...)
+  bool yes = false;                   ///< --yes: lines of yes, each --line (default y)
+  std::string line;                   ///< "" not given
+  std::string line_length;            ///< --line-length L | random:A..B (with --yes); "" not given
+  bool decoded = false;               ///< --decoded: the rules' words as Morse decoding gives them back
+  bool morse = false;                 ///< --morse: the Morse FizzBuzz stream itself, as `fizzgen morse` writes it
 };
+
+/// --threads, or the CPUs this process may use.
+unsigned check_threads(check_text const& c) {
+  return c.threads ? *c.threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
+}
 
 /// check --random --seed S: nothing of FizzBuzz applies.
 int run_check_random(fizzbuzz_text const& f, check_text const& c) {
-  if (c.seed.empty()) throw std::invalid_argument("--random: needs --seed S, the seed of the stream");
-  if (!c.count.empty() || !f.to.empty() || !f.rules.empty() || f.from != "1")
+  if (!c.seed) throw std::invalid_argument("--random: needs --seed S, the seed of the stream");
+  if (c.count || !f.to.empty() || !f.rules.empty() || f.from != "1")
     throw std::invalid_argument("--random: the stream has no lines; only --bytes says what must arrive");
-  std::uint64_t const seed = parse_size("--seed", c.seed);
+  std::uint64_t const seed = *c.seed;
   int fd = STDIN_FILENO;
   if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
     std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
     return 1;
   }
-  int const status = check::check_random_main(seed, size_option("--bytes", c.bytes), fd, stdout, stderr);
+  int const status = check::check_random_main(seed, c.bytes, fd, stdout, stderr, check_threads(c));
   if (fd != STDIN_FILENO) ::close(fd);
   return status;
 }
 
-/// check --yes [--line TEXT]: nothing of FizzBuzz applies.
+/// check --yes [--line TEXT] [--line-length L|random:A..B --seed S]: nothing of FizzBuzz applies.
 int run_check_yes(fizzbuzz_text const& f, check_text const& c) {
-  if (!f.to.empty() || !f.rules.empty() || f.from != "1" || c.decoded)
-    throw std::invalid_argument("--yes: the lines are all alike; only --line, --count and --bytes apply");
+  if (!f.to.empty() || !f.rules.empty() || f.from != "1" || c.decoded || c.morse)
+    throw std::invalid_argument(
+        "--yes: the lines are yes lines; only --line, --line-length, --seed, --count and --bytes "
+        "apply");
+  check::yes_lines y;
+  y.text = c.line.empty() ? "y" : c.line;
+  if (!c.line_length.empty()) {
+    line_lengths const l = parse_line_length(c.line_length);
+    y.shortest = l.shortest;
+    y.longest = l.longest;
+    y.random = l.random;
+    if (l.random && !c.seed)
+      throw std::invalid_argument("--line-length: random lengths need --seed S, the seed of the stream");
+    y.seed = c.seed.value_or(0);
+  }
+  if (c.seed && !y.random) throw std::invalid_argument("--seed: only --random and --line-length random:... use a seed");
   int fd = STDIN_FILENO;
   if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
     std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
     return 1;
   }
-  int const status = check::check_yes_main(c.line.empty() ? "y" : c.line, size_option("--count", c.count),
-                                           size_option("--bytes", c.bytes), fd, stdout, stderr);
+  int const status = check::check_yes_main(y, c.count, c.bytes, fd, stdout, stderr, check_threads(c));
   if (fd != STDIN_FILENO) ::close(fd);
   return status;
 }
 
 int run_check(fizzbuzz_text const& f, check_text const& c) {
   if (c.random && c.yes) throw std::invalid_argument("--random, --yes: one stream at a time");
+  if (c.random && (c.morse || c.decoded)) throw std::invalid_argument("--random: the stream has no Morse");
   if (c.random) return run_check_random(f, c);
   if (c.yes) return run_check_yes(f, c);
-  if (!c.seed.empty()) throw std::invalid_argument("--seed: only check --random uses a seed");
+  if (c.seed) throw std::invalid_argument("--seed: only check --random uses a seed");
   if (!c.line.empty()) throw std::invalid_argument("--line: only check --yes has lines of text");
+  if (!c.line_length.empty()) throw std::invalid_argument("--line-length: only check --yes has lines of a length");
   check::options o;
   o.from = parse_positive("--from", f.from);
   for (auto const& text : f.rules) {
     rule_text r = parse_rule(text);
     o.rules.push_back({r.divisor, std::move(r.word)});
   }
-  // A decoded Morse stream: the words upper-cased, less what has no code (the classic rules too).
-  if (c.decoded) {
+  // A decoded Morse stream: the words upper-cased, less what has no code (the classic rules too);
+  // the Morse stream itself decodes to the same.
+  if (c.decoded || c.morse) {
     if (o.rules.empty()) o.rules = {{3, "Fizz"}, {5, "Buzz"}};
     for (auto& r : o.rules) r.word = check::decoded_word(r.word);
   }
-  o.lines = size_option("--count", c.count);
-  o.bytes = size_option("--bytes", c.bytes);
+  o.lines = c.count;
+  o.bytes = c.bytes;
+  o.morse = c.morse;
+  if (c.morse && o.bytes) throw std::invalid_argument("--bytes: a Morse stream is checked by lines (--count, --to)");
   if (!f.to.empty()) o.lines = check::lines_between(o.from, parse_positive("--to", f.to));
-  unsigned const n = c.threads.empty() ? static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()))
-                                       : parse_threads(c.threads);
+  unsigned const n = check_threads(c);
   int fd = STDIN_FILENO;
   if (c.file != "-") {
     fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -204,10 +249,20 @@ int run_app(int argc, char** argv) {
   stream_text yes_stream;
   add_stream_options(*yes_cmd, yes_stream);
   yes_cmd->add_option("STRING", yes_words, "Words of the line, joined by single spaces (default: y)");
+  std::string yes_line_length;
+  yes_cmd
+      ->add_option("--line-length", yes_line_length,
+                   "Lines of L bytes, the newline included: the words repeated and cut to fit; random:A..B: "
+                   "each line's length drawn from A to B with --seed (printed by --stats)")
+      ->type_name("L")
+      ->check(line_length_check());
   yes_cmd->footer(R"(Examples:
   fizzgen yes | head -3                       y, y, y
   fizzgen yes hello world --count 2           hello world, twice
   fizzgen yes --bytes 1G | pv >/dev/null      throughput run (one thread: its chunks never change)
+  fizzgen yes --line-length 80 -n 3           lines of 79 y and a newline
+  fizzgen yes --line-length random:1..4K --seed 7    lengths from 1 to 4096, drawn with seed 7
+  ... | fizzgen check --yes --line-length random:1..4K --seed 7   verified with the same options
   cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes
 
 )" + std::string(kSizeHelp));
@@ -219,24 +274,39 @@ int run_app(int argc, char** argv) {
   add_rule_options(*check_cmd, check_rules);
   check_cmd->add_option("-n,--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
       ->type_name("N")
-      ->check(size_check());
+      ->transform(size_value());
   check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
       ->excludes("--count")
       ->check(positive_check());
   check_cmd->add_option("-c,--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
       ->type_name("N")
-      ->check(size_check());
-  check_cmd->add_option("--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
+      ->transform(size_value());
+  check_cmd
+      ->add_option("-j,--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N")
       ->check(threads_check());
   check_cmd->add_flag("--random", check_args.random,
                       "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
-  check_cmd->add_option("--seed", check_args.seed, "The seed of the random stream (with --random)")->type_name("S");
+  check_cmd->add_option("--seed", check_args.seed, "The seed of the stream (--random, --line-length random:A..B)")
+      ->type_name("S")
+      ->transform(size_value());
   check_cmd->add_flag("--yes", check_args.yes, "Verify lines of yes instead: each one --line (default y)");
   check_cmd->add_option("--line", check_args.line, "The line of --yes, without its newline")->type_name("TEXT");
-  check_cmd->add_flag("--decoded", check_args.decoded,
-                      "The stream is 'fizzgen morse' decoded: the rules' words in upper case (FIZZ, BUZZ)");
+  check_cmd
+      ->add_option("--line-length", check_args.line_length,
+                   "With --yes: lines of L bytes as 'fizzgen yes --line-length L' writes them (random:A..B with "
+                   "--seed S)")
+      ->type_name("L")
+      ->check(line_length_check());
+  auto* decoded =
+      check_cmd->add_flag("--decoded", check_args.decoded,
+                          "The stream is 'fizzgen morse' decoded: the rules' words in upper case (FIZZ, BUZZ)");
+  check_cmd
+      ->add_flag("--morse", check_args.morse,
+                 "The stream is 'fizzgen morse' itself: each line must be the Morse of its FizzBuzz line, as the "
+                 "encoder writes it (--count, --to say what must arrive; --bytes does not apply)")
+      ->excludes(decoded);
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.
@@ -250,7 +320,8 @@ Examples:
   fizzgen --from 99 --to 1000 | fizzgen check --from 99 --to 1000
   fizzgen --rule 2:Even --count 1M | fizzgen check --rule 2:Even
   fizzgen --bytes 1G | pv | fizzgen check --bytes 1G   through a reader that forwards pages
-  fizzgen --count 1M >out.txt && fizzgen check --count 1M out.txt)");
+  fizzgen --count 1M >out.txt && fizzgen check --count 1M out.txt
+  fizzgen morse -n 1M | fizzgen check --morse -n 1M   Morse, line for line)");
 
   CLI::App* random_cmd =
       app.add_subcommand("random", "A seeded binary payload, every byte value: for consumers that must pass any byte");
@@ -298,7 +369,7 @@ Examples:
     if (*sink.app) return run_sink(sink);
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
-    if (*yes_cmd) return run_yes(yes_words, yes_stream);
+    if (*yes_cmd) return run_yes(yes_words, yes_line_length, yes_stream);
     if (*random_cmd) return run_random(random_stream);
     if (*check_cmd) return run_check(check_rules, check_args);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);

@@ -1,63 +1,43 @@
 #pragma once
-// Parsing and validation of option values. Every function throws std::invalid_argument with a
-// message that names the option and the offending text, ready to print as the one error line;
-// the CLI11 validators at the end run the same parsers while the command line is parsed, so a bad
-// value is refused there, with the same words, and the values that reach a command are valid.
+// The CLI11 side of option values: validators that run the parsers of parse/values.hpp while the
+// command line is parsed (so a bad value is refused there, with the parser's words, and the values
+// that reach a command are valid), and the JSON report option every command spells the same way.
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "parse/values.hpp"
 
 namespace fizzgen::cli {
 
-/// A positive whole number of any length ("000123" → "123"); option names it in the message.
-std::string parse_positive(std::string_view option, std::string_view text);
-
-/// The paragraph of every --help page whose options take a size.
-inline constexpr char const* kSizeHelp =
-    "Sizes (N) as GNU head reads them: digits, then optionally b (512), K or KiB (1024), KB (1000), "
-    "M or MiB (1024^2), MB (1000^2), and so on with G, T, P, E; k and m are K and M.";
-
-/// The size suffixes parse_size() takes, as its messages list them.
-inline constexpr std::string_view kSizeSuffixes = "b, K, KB, KiB, M, MB, MiB... up to E, EB, EiB";
-
-/// A size or count as GNU head reads one: digits, then optionally b (512), K (k) M (m) G T P E Z Y
-/// alone or with iB (powers of 1024), or with B (powers of 1000). Must fit in 64 bits; no sign,
-/// no blanks (head's strtoumax would skip those).
-std::uint64_t parse_size(std::string_view option, std::string_view text);
-
-/// A duration: a decimal number (a fraction allowed: "0.5", ".25") and a unit, ms, s, m or h, or no
-/// unit for seconds: "500ms", "3s", "2m", "1h", "0.5". Exact to the nanosecond (finer digits are
-/// dropped); 0 is a duration. Signs, spaces, other units and more than 2^63-1 ns are refused.
-std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text);
-
-/// --write-size: "N" (a fixed size), "A,B,C..." (a repeating list) or "random:A..B" (sizes from
-/// A to B inclusive), every size in parse_size's syntax, from 1 to kMaxWriteSize.
-inline constexpr std::uint64_t kMaxWriteSize = std::uint64_t{1} << 28;
-struct write_sizes_text {
-  std::vector<std::uint64_t> list;  ///< empty for a range
-  std::uint64_t lo = 0, hi = 0;     ///< the range, when list is empty
-};
-write_sizes_text parse_write_sizes(std::string_view text);
-
-/// A thread count: 1..kMaxThreads.
-inline constexpr unsigned kMaxThreads = 1024;
-unsigned parse_threads(std::string_view text);
-
-struct rule_text {
-  std::uint64_t divisor = 0;
-  std::string word;
-};
-/// "D:WORD": D a positive 64-bit number, WORD non-empty without a newline.
-rule_text parse_rule(std::string_view text);
+// The parsers, as the front end calls them.
+using parse::kMaxLineLength;
+using parse::kMaxThreads;
+using parse::kMaxWriteSize;
+using parse::kSizeHelp;
+using parse::kSizeSuffixes;
+using parse::line_lengths;
+using parse::parse_duration;
+using parse::parse_line_length;
+using parse::parse_positive;
+using parse::parse_rule;
+using parse::parse_size;
+using parse::parse_threads;
+using parse::parse_write_sizes;
+using parse::rule_text;
+using parse::write_sizes_text;
 
 // ---- CLI11 validators: CLI11 writes "--option: " before each message ----------------------------
 
 /// A size (parse_size) from min to max; outside them, `range` ("must be from 4K to 256M").
 CLI::Validator size_check(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
+/// size_check that also turns the text into its number, so that CLI11 stores the option's value
+/// as one (an std::uint64_t, or an std::optional of one for "not given").
+CLI::Validator size_value(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
+/// --line-length's L or random:A..B (parse_line_length).
+CLI::Validator line_length_check();
 /// A thread count (parse_threads).
 CLI::Validator threads_check();
 /// A positive whole number of any length (parse_positive).
@@ -68,6 +48,10 @@ CLI::Validator rule_check();
 CLI::Validator duration_check();
 /// --write-size's SIZES (parse_write_sizes).
 CLI::Validator write_sizes_check();
+/// The report option, spelt the same on every command (report/report.hpp): `names` ("--json", or
+/// with an older alias), FILE optional ('-' or none: standard output); `help` says what it holds.
+CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help);
+
 /// One of `choices`; else "'TEXT' is not a NOUN (use a, b or c)".
 CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun);
 

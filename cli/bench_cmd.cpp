@@ -5,7 +5,7 @@
 
 #include "bench/sweep.hpp"
 #include "cli/args.hpp"
-#include "cli/report.hpp"
+#include "report/report.hpp"
 
 namespace fizzgen::cli {
 namespace {

@@ -53,7 +53,7 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
       ->check(threads_check());
   cmd.add_option("--chunk-size", t.chunk_size, "Input bytes per chunk (default 64K; the output never depends on it)")
       ->type_name("N")
-      ->check(size_check(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
+      ->transform(size_value(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
   cmd.add_option("--arch", t.arch, "Force the kernel's instruction set (see fizzgen --list-archs)")->type_name("NAME");
 }
 
@@ -61,16 +61,9 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   morse_stream_options o;
   o.direction = direction;
   o.arch = &choose_arch(t.arch);
-  if (!t.threads.empty()) {
-    o.threads = parse_threads(t.threads);
-  } else {
-    auto const cpus = static_cast<unsigned>(allowed_cpus().size());
-    o.threads = cpus == 0 ? 1 : cpus;
-  }
-  if (!t.chunk_size.empty()) {
-    std::uint64_t const size = parse_size("--chunk-size", t.chunk_size);  // 1..1G: size_check
-    o.chunk_bytes = static_cast<std::size_t>(size);
-  }
+  auto const cpus = static_cast<unsigned>(allowed_cpus().size());
+  o.threads = t.threads.value_or(cpus == 0 ? 1 : cpus);
+  if (t.chunk_size) o.chunk_bytes = static_cast<std::size_t>(*t.chunk_size);
   int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
   if (out_flags < 0) throw std::runtime_error("standard output is closed");
   if ((out_flags & O_ACCMODE) == O_RDONLY) throw std::runtime_error("standard output is not open for writing");
@@ -92,7 +85,7 @@ int run_stream(morse_command const& m) {
   stream_sizes const sizes =
       sizes_for(m.stream, m.stream.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten);
   morse_fizzbuzz const gen(w.from, to_rules(m.fizz.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, size_option("--bytes", m.stream.bytes), sizes);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, m.stream.bytes, sizes);
 }
 
 }  // namespace

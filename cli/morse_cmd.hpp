@@ -3,16 +3,19 @@
 // subcommands `encode` and `decode`, which turn any input into Morse and back on every core.
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cli/stream_cmd.hpp"
 
 namespace fizzgen::cli {
 
-/// Options of `morse encode` and `morse decode`, as text so that errors name the exact input.
+/// Options of `morse encode` and `morse decode`, as CLI11 converted them (nullopt: not given).
 struct morse_codec_text {
   std::string file = "-";  ///< "-" is standard input
-  std::string threads, chunk_size;
+  std::optional<unsigned> threads;
+  std::optional<std::uint64_t> chunk_size;
   std::string arch;  ///< the encoder kernel's instruction set; "": the best the CPU offers
 };
 

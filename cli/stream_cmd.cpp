@@ -12,15 +12,15 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
-#include "cli/interval.hpp"
-#include "cli/progress.hpp"
-#include "cli/report.hpp"
-#include "cli/signals.hpp"
-#include "cli/stats.hpp"
 #include "engine/cpus.hpp"
 #include "engine/plan.hpp"
+#include "engine/signals.hpp"
 #include "engine/stream.hpp"
 #include "output/sink.hpp"
+#include "report/interval.hpp"
+#include "report/progress.hpp"
+#include "report/report.hpp"
+#include "report/stats.hpp"
 
 namespace fizzgen::cli {
 namespace {
@@ -37,15 +37,15 @@ reuse_policy parse_reuse(std::string const& text) {
 void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_option("-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")
       ->type_name("N")
-      ->check(size_check());
+      ->transform(size_value());
   app.add_option("-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
       ->type_name("N")
-      ->check(size_check());
+      ->transform(size_value());
   app.add_option("--rate", t.rate,
                  "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
                  "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
       ->type_name("R")
-      ->check(size_check(1, UINT64_MAX, "'0' must be at least 1 byte per second"));
+      ->transform(size_value(1, UINT64_MAX, "'0' must be at least 1 byte per second"));
   app.add_option("--duration", t.duration,
                  "Stop after T (500ms, 3s, 2m, 1h; bare: seconds) at the next piece or chunk; exit 0")
       ->type_name("T")
@@ -69,10 +69,10 @@ void add_stream_options(CLI::App& app, stream_text& t) {
       ->type_name("T");
   app.add_option("--report", t.report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
   app.add_option("--seed", t.seed,
-                 "Seed for random choices (--write-size random:..., --stall random:...; default: a fresh one, "
-                 "printed by --stats)")
+                 "Seed for random choices (--write-size random:..., --stall random:..., yes --line-length "
+                 "random:...; default: a fresh one, printed by --stats)")
       ->type_name("S")
-      ->check(size_check());
+      ->transform(size_value());
   app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket, which is also the most that work there: more would "
@@ -104,7 +104,8 @@ void add_stream_options(CLI::App& app, stream_text& t) {
   app.add_flag("--progress", t.progress,
                "Show a live line on stderr (bytes, elapsed, rate, lines; percent and ETA when --count, --to or "
                "--bytes says where it ends) a few times a second, fitted to the terminal's width; "
-               "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never");
+               "--progress=WHEN: auto (plain --progress: when stderr is a terminal), force (always) or never; "
+               "numeric: one number a line, the percent when the end is known, else the bytes, as pv -n");
   // Hidden: fizzgen bench sweeps it. Bytes per chunk, about (default 1M).
   app.add_option("--chunk-bytes", t.chunk_bytes, "Bytes per chunk, about")->type_name("N")->group("");
   // Hidden: buffers per worker instead of the engine's choice, to measure what the choice costs.
@@ -165,15 +166,9 @@ stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable) {
   return s;
 }
 
-std::optional<std::uint64_t> rate_option(std::string const& text) {
-  if (text.empty()) return std::nullopt;
-  return parse_size("--rate", text);  // > 0: size_check
-}
-
 /// --seed, or a fresh seed.
 std::uint64_t seed_option(stream_text const& t) {
-  return t.seed.empty() ? (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()
-                        : parse_size("--seed", t.seed);
+  return t.seed ? *t.seed : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
 }
 
 /// --write-size; `seeded` set when it draws with `seed`.
@@ -245,7 +240,7 @@ kernel_arch const& choose_arch(std::string const& name) {
 }
 
 window parse_window(fizzbuzz_text const& f, stream_text const& t) {
-  window w{*decimal::parse(parse_positive("--from", f.from)), size_option("--count", t.count)};
+  window w{*decimal::parse(parse_positive("--from", f.from)), t.count};
   if (!f.to.empty()) {
     decimal const to = *decimal::parse(parse_positive("--to", f.to));
     if (to < w.from) throw std::invalid_argument("--to: " + f.to + " is below --from " + f.from);
@@ -272,20 +267,20 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     throw std::invalid_argument("--json: standard output carries the stream: give a FILE (or --generate-only)");
   json_report json_out(t.stats_json);  // opened now: a path that cannot be written fails before the run
   stream_overrides o;
-  if (!t.threads.empty()) o.threads = parse_threads(t.threads);
+  if (t.threads) o.threads = *t.threads;
   o.no_pin = t.no_pin;
   o.generate_only = t.generate_only;
   o.pipe_only = t.pipe_only;
   o.reuse = parse_reuse(t.reuse);
   o.byte_limit = byte_limit;
-  o.rate = rate_option(t.rate);
+  o.rate = t.rate;
   o.duration = duration_option(t.duration);
   std::uint64_t const seed = seed_option(t);
   bool seeded = false;
   o.write_sizes = write_size_option(t, seed, seeded);
   o.pauses = pause_options(t, seed, seeded);
   seeded = seeded || t.payload_seed;
-  if (!t.seed.empty() && !seeded)
+  if (t.seed && !seeded)
     throw std::invalid_argument("--seed: only --write-size random:... and --stall random:... use a seed");
   if (!t.buffers.empty()) {
     std::uint64_t const n = parse_size("--buffers", t.buffers);
@@ -303,7 +298,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
     o.progress = &progress;
     o.on_start = [&] {
       if (show_progress)
-        display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()});
+        display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()},
+                        progress_style_for(t.progress));
       if (interval) intervals.emplace(progress, report_out != nullptr ? report_out.get() : stderr, *interval);
     };
   }

@@ -21,22 +21,25 @@
 
 namespace fizzgen::cli {
 
-/// Options shared by every stream subcommand, kept as text so that errors name the exact input.
+/// Options shared by every stream subcommand: numbers as CLI11 converted them (nullopt: not
+/// given), the rest as text so that later errors and --stats name the exact input.
 struct stream_text {
-  std::string count, bytes, threads, reuse = "auto", pipe_size, stats_json;
+  std::optional<std::uint64_t> count, bytes;
+  std::optional<unsigned> threads;
+  std::string reuse = "auto", pipe_size, stats_json;
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
-  std::string progress;       ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
-  std::string chunk_bytes;    ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
-  std::string buffers;        ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
-  std::string rate;           ///< --rate R bytes per second; "" unthrottled
-  std::string duration;       ///< --duration T; "" until the stream ends
-  std::string write_size;     ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
-  std::string seed;           ///< --seed S for random choices; "" a fresh one
-  std::string stall;          ///< --stall N:T | random:N:T; "" no stalls
-  std::string burst;          ///< --burst ON/OFF; "" no bursts
-  std::string interval;       ///< --interval T; "" no interval reports
-  std::string report;         ///< --report FILE; "" stderr
-  bool payload_seed = false;  ///< the stream itself is drawn with --seed (fizzgen random)
+  std::string progress;               ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
+  std::string chunk_bytes;            ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default
+  std::string buffers;                ///< hidden --buffers N per worker (for experiments); "" sized from the pipe
+  std::optional<std::uint64_t> rate;  ///< --rate R bytes per second; nullopt unthrottled
+  std::string duration;               ///< --duration T; "" until the stream ends
+  std::string write_size;             ///< --write-size N | A,B,... | random:A..B; "" whole chunks (vmsplice)
+  std::optional<std::uint64_t> seed;  ///< --seed S for random choices; nullopt a fresh one
+  std::string stall;                  ///< --stall N:T | random:N:T; "" no stalls
+  std::string burst;                  ///< --burst ON/OFF; "" no bursts
+  std::string interval;               ///< --interval T; "" no interval reports
+  std::string report;                 ///< --report FILE; "" stderr
+  bool payload_seed = false;          ///< the stream itself is drawn with --seed (fizzgen random)
 };
 
 struct fizzbuzz_text {
@@ -61,8 +64,6 @@ std::optional<std::uint64_t> size_option(char const* name, std::string const& te
 stream_sizes sizes_for(stream_text const& t, stream_kind kind, bool tunable = false);
 /// --chunk-bytes, or `fallback` when not given; throws std::invalid_argument outside 4K..256M.
 std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
-/// --rate: bytes per second (size suffixes), > 0; nullopt when not given.
-std::optional<std::uint64_t> rate_option(std::string const& text);
 /// --seed, or a fresh seed when not given.
 std::uint64_t seed_option(stream_text const& t);
 /// --write-size, drawing with `seed` (then `seeded` is set) for random:A..B; nullopt when not given.

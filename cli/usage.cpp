@@ -182,10 +182,6 @@ std::string command_path(CLI::App const& app) {
   }
 }
 
-std::string counted(std::uint64_t n, std::string_view noun) {
-  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
-}
-
 std::string usage_line(std::string_view what, std::string_view path) {
   return "fizzgen: " + std::string(what) + ". Try '" + std::string(path) + " --help' for more information.";
 }

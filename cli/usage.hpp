@@ -30,9 +30,6 @@ std::string plain_message(CLI::ParseError const& e);
 /// "fizzgen", "fizzgen yes", "fizzgen morse encode": the deepest subcommand selected so far.
 std::string command_path(CLI::App const& app);
 
-/// "1 line", "2 lines", "0 lines": a count with its noun in the number it needs.
-std::string counted(std::uint64_t n, std::string_view noun);
-
 /// The one line a usage error prints: "fizzgen: WHAT. Try 'PATH --help' for more information."
 std::string usage_line(std::string_view what, std::string_view path);
 

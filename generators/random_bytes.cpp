@@ -4,17 +4,13 @@
 #include <bit>
 #include <cstring>
 
+#include "generators/splitmix.hpp"
+
 namespace fizzgen {
 namespace {
 
-constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15u;
-
-/// splitmix64's output function.
-constexpr std::uint64_t mix(std::uint64_t z) noexcept {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
+using splitmix::kGamma;
+using splitmix::mix;
 
 }  // namespace
 

@@ -17,6 +17,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -466,6 +469,107 @@ TEST_F(E2E, CheckVerifiesYesLinesAndDecodedMorse) {
   }
 }
 
+// yes --line-length: lines of one length (the words cycled and cut) or of lengths drawn with the
+// seed; check --yes verifies both with the same options, on one thread or several, through pv.
+TEST_F(E2E, YesLineLengthsAreVerifiedByCheck) {
+  EXPECT_EQ(ok("$F yes --line-length 5 -n 2"), "yyyy\nyyyy\n");
+  EXPECT_EQ(ok("$F yes ab c --line-length 8 -n 2"), "ab cab \nab cab \n");
+  EXPECT_EQ(ok("$F yes --line-length 1 -n 3"), "\n\n\n");
+  std::string want;
+  for (int i = 0; i < 1000; ++i) want += oracle::cycled_line("hello world", 33);
+  EXPECT_EQ(oracle::first_difference(ok("$F yes hello world --line-length 33 -n 1000"), want), "");
+  EXPECT_EQ(oracle::first_difference(ok("$F yes hello --line-length random:1..300 --seed 7 -n 20000"),
+                                     oracle::yes_random_length_lines("hello", 1, 300, 7, 20000)),
+            "");
+  // The same seed, the same stream, whatever the thread count; --stats prints the seed.
+  EXPECT_EQ(ok("$F yes --line-length random:10..5K --seed 3 -c 3M -j 1 | md5sum"),
+            ok("$F yes --line-length random:10..5K --seed 3 -c 3M -j 2 | md5sum"));
+  EXPECT_NE(ok("$F yes --line-length random:1..9 --seed 99 -n 10 --stats 2>&1 >/dev/null").find("99"),
+            std::string::npos);
+  for (char const* threads : {" --threads 1", " --threads 3", ""}) {
+    std::string const t = threads;
+    EXPECT_NE(ok("$F yes --line-length 80 -n 100000 | $F check --yes --line-length 80 -n 100000" + t)
+                  .find("OK: 100000 lines, 8000000 bytes"),
+              std::string::npos);
+    EXPECT_NE(ok("$F yes --line-length random:1..4K --seed 5 -n 20000 | pv -q | "
+                 "$F check --yes --line-length random:1..4K --seed 5 -n 20000" +
+                 t)
+                  .find("OK: 20000 lines"),
+              std::string::npos);
+    EXPECT_NE(ok("$F yes x --line-length random:1..100 --seed 5 -c 1M --write-size random:1..9000 | "
+                 "$F check --yes --line x --line-length random:1..100 --seed 5 -c 1M" +
+                 t)
+                  .find("OK"),
+              std::string::npos);
+    EXPECT_NE(ok("$F random --seed 11 -c 5M | $F check --random --seed 11 -c 5M" + t).find("OK: 5242880 bytes"),
+              std::string::npos);
+  }
+  for (auto const& [cmd, says] :
+       {std::pair<std::string, std::string>{
+            "$F yes --line-length random:1..50 --seed 5 -n 100 | $F check --yes --line-length random:1..50 --seed 6",
+            "line 1 (byte 0)"},
+        {"$F yes --line-length 4 -n 3 | $F check --yes --line-length 5",
+         "line 1 (byte 0): expected \"yyyy\", got \"yyy\""},
+        {"{ $F yes --line-length 3 -n 2000000; echo x; } | $F check --yes --line-length 3 -j 3",
+         "line 2000001 (byte 6000000): expected \"yy\", got \"x\""},
+        {"{ $F yes --line-length random:2..9 --seed 1 -n 300000; echo; } | "
+         "$F check --yes --line-length random:2..9 --seed 1 -j 3",
+         "line 300001"},
+        {"$F yes --line-length random:2..9 --seed 1 -n 30 | $F check --yes --line-length random:2..9 --seed 1 -n 31",
+         "30 lines arrived, 31 expected"},
+        {"{ $F random --seed 2 -c 3M; printf x; } | $F check --random --seed 2 -j 3", "byte 3145728 (word 393216)"}}) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_NE(o.out.find(says), std::string::npos) << cmd << ": " << o.out;
+  }
+  for (char const* bad :
+       {"$F yes --line-length 0", "$F yes --line-length 2M", "$F yes --line-length random:9..3",
+        "$F yes --line-length random:5", "$F yes --line-length 5x", "$F yes '' --line-length 3",
+        "$F yes --line-length 5 --seed 3", "$F --line-length 5", "$F check --yes --line-length random:1..5 </dev/null",
+        "$F check --line-length 5 </dev/null", "$F check --yes --line-length 5 --seed 1 </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << bad << ": " << o.err;
+  }
+}
+
+// check --morse: the Morse FizzBuzz stream itself, line for line, any rules and start, on one
+// thread or several; a changed symbol, a space too many and a lost tail fail with the Morse line.
+TEST_F(E2E, CheckVerifiesTheMorseStream) {
+  for (char const* threads : {" -j 1", " -j 3"}) {
+    std::string const t = threads;
+    EXPECT_NE(ok("$F morse -n 200000 | $F check --morse -n 200000" + t).find("OK: 200000 lines"), std::string::npos);
+    EXPECT_NE(ok("$F morse --from 99999999999999999990 -n 1000 --rule 2:Even --rule '7:Se&v*n x' | pv -q | "
+                 "$F check --morse --from 99999999999999999990 --rule 2:Even --rule '7:Se&v*n x' -n 1000" +
+                 t)
+                  .find("OK"),
+              std::string::npos);
+    std::string const bytes = std::to_string(ok("$F morse -n 5000").size());
+    EXPECT_NE(ok("$F morse -n 5000 | $F check --morse -n 5000" + t).find(bytes + " bytes"), std::string::npos);
+  }
+  for (auto const& [cmd, says] :
+       {std::pair<std::string, std::string>{"$F morse -n 3 | sed '3s/--\\.\\.$/--.-/' | $F check --morse",
+                                            "line 3 (byte offset 12): expected '..-. .. --.. --..', got "
+                                            "'..-. .. --.. --.-'"},
+        {"$F morse -n 3 | sed '2s/ / /;2s/^/ /' | $F check --morse", "line 2 (byte offset 6)"},
+        {"$F morse -n 10 | sed '3s/ /  /' | $F check --morse", "line 3"},
+        {"$F morse -n 10 | sed '3s/$/ /' | $F check --morse", "line 3"},
+        {"$F morse -n 10 | $F check --morse -n 11", "10 lines"},
+        {"$F -n 10 | $F check --morse", "line 1 (byte offset 0)"},
+        {"$F morse -n 300000 | sed '250000s/^/./' | $F check --morse -j 3", "line 250000"}}) {
+    outcome const o = sh(cmd);
+    EXPECT_EQ(o.status, 1) << cmd;
+    EXPECT_NE(o.err.find(says), std::string::npos) << cmd << ": " << o.err;
+  }
+  for (char const* bad : {"$F check --morse --decoded </dev/null", "$F check --morse --bytes 5 </dev/null",
+                          "$F check --morse --yes </dev/null", "$F check --morse --random --seed 1 </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+  }
+}
+
 // --interval: one JSON line per interval, back to back, whose bytes add up to the summary's, then
 // the summary; stalls counted; --report FILE instead of stderr, checked before the run.
 TEST_F(E2E, IntervalReportsAddUpToTheSummary) {
@@ -655,7 +759,7 @@ TEST_F(E2E, ParserErrorsArePlainSentences) {
            expect{"sink --read --splice", "--splice and --read cannot be used together", "fizzgen sink"},
            expect{"bench --only nope",
                   "--only: 'nope' is not a sweep (use threads, pipe_size, chunk_bytes or progress)", "fizzgen bench"},
-           expect{"--progress=sometimes", "--progress: 'sometimes' is not a choice (use auto, force or never)",
+           expect{"--progress=sometimes", "--progress: 'sometimes' is not a choice (use auto, force, numeric or never)",
                   "fizzgen"},
        }) {
     outcome const o = sh("$F " + e.args + " </dev/null");
@@ -683,6 +787,143 @@ TEST_F(E2E, HelpFitsEightyColumnsEverywhere) {
   for (char const* shorts : {"-n,--count N", "-c,--bytes N", "-j,--threads N"})
     EXPECT_NE(help.find(shorts), std::string::npos) << shorts;
   EXPECT_NE(ok("$F sink --help").find("-q,--quiet"), std::string::npos);
+}
+
+/// The long options a --help page lists: the first column of the lines CLI11 writes for options.
+std::set<std::string> help_options(std::string const& help) {
+  std::set<std::string> names;
+  std::istringstream in(help);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  -", 0) != 0) continue;
+    std::istringstream column(line.substr(2, line.find(' ', 2) - 2));
+    for (std::string name; std::getline(column, name, ',');)
+      if (name.rfind("--", 0) == 0) names.insert(name);
+  }
+  return names;
+}
+
+/// The long options in roff text: every \-\-name.
+std::set<std::string> roff_options(std::string const& roff) {
+  std::set<std::string> names;
+  static std::regex const option(R"(\\-\\-([a-z0-9]+(\\-[a-z0-9]+)*))");
+  for (std::sregex_iterator it(roff.begin(), roff.end(), option), end; it != end; ++it)
+    names.insert("--" + std::regex_replace((*it)[1].str(), std::regex(R"(\\-)"), "-"));
+  return names;
+}
+
+std::string joined(std::set<std::string> const& names) {
+  std::string out;
+  for (auto const& n : names) out += " " + n;
+  return out;
+}
+
+// --progress=numeric: one whole number a line for scripts, as pv -n: the percent when the end is
+// known, else the bytes; sink --progress shows what arrived (it counts no lines).
+TEST_F(E2E, NumericProgressAndSinkProgress) {
+  auto const numbers = [](std::string const& err) {
+    std::vector<std::string> lines;
+    std::istringstream in(err);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_TRUE(!line.empty() && line.find_first_not_of("0123456789") == std::string::npos) << line;
+      lines.push_back(line);
+    }
+    return lines;
+  };
+  std::vector<std::string> const percent = numbers(sh("$F -n 1000 --progress=numeric >/dev/null").err);
+  ASSERT_FALSE(percent.empty());
+  EXPECT_EQ(percent.back(), "100");
+  std::vector<std::string> const unbounded =
+      numbers(sh("$F yes --rate 4M --duration 600ms --progress=numeric >out").err);
+  ASSERT_FALSE(unbounded.empty());
+  EXPECT_EQ(unbounded.back(), std::to_string(std::filesystem::file_size(path("out"))));  // no end known: bytes
+  std::vector<std::string> const bytes =
+      numbers(sh("$F yes -c 3M --rate 4M --progress=numeric 2>err | $F sink -q --progress=numeric 2>sink_err; "
+                 "cat sink_err")
+                  .out);
+  ASSERT_GE(bytes.size(), 2u);  // 0.75 s at four redraws a second
+  EXPECT_EQ(bytes.back(), "3145728");
+  EXPECT_LE(std::stoull(bytes.front()), std::stoull(bytes.back()));
+  std::vector<std::string> const stream_bytes = numbers(ok("cat err"));
+  ASSERT_FALSE(stream_bytes.empty());
+  EXPECT_EQ(stream_bytes.back(), "100");  // -c says where the stream ends: the percent
+  outcome const line = sh("$F yes -c 1M | $F sink --progress=force");
+  EXPECT_EQ(line.status, 0);
+  EXPECT_NE(line.err.find("fizzgen: 1.00 MiB 0:00:00 ["), std::string::npos) << line.err;
+  EXPECT_EQ(line.err.find("lines"), std::string::npos) << line.err;
+  EXPECT_NE(line.err.find("fizzgen sink: 1.00 MiB"), std::string::npos) << line.err;
+  for (char const* bad : {"$F sink --progress=often </dev/null", "$F -n 1 --progress=numbers"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad;
+    EXPECT_TRUE(o.out.empty()) << bad;
+    EXPECT_NE(o.err.find("use auto, force, numeric or never"), std::string::npos) << o.err;
+  }
+}
+
+// The man page and the bash completion know every option of every subcommand's --help, and
+// nothing else; the STREAM OPTIONS of the man page are those every stream takes (yes too).
+TEST_F(E2E, ManPageAndCompletionListWhatHelpLists) {
+  std::string const man = read_file(std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.1");
+  std::string const completion = std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.bash-completion";
+  std::set<std::string> const in_man = roff_options(man);
+  std::set<std::string> every;
+  for (std::string const sub :
+       {"", "yes", "random", "check", "morse", "morse encode", "morse decode", "sink", "bench", "tune"}) {
+    std::set<std::string> const help = help_options(ok("$F " + sub + " --help"));
+    ASSERT_GT(help.size(), 2u) << sub;
+    every.insert(help.begin(), help.end());
+    std::set<std::string> missing;
+    std::set_difference(help.begin(), help.end(), in_man.begin(), in_man.end(), std::inserter(missing, missing.end()));
+    EXPECT_TRUE(missing.empty()) << "fizzgen " << sub << ": not in the man page:" << joined(missing);
+    // What the completion offers after "fizzgen SUB --", values cut off (--progress=force).
+    std::string const words = "fizzgen " + sub + (sub.empty() ? "--" : " --");
+    std::set<std::string> offered;
+    std::istringstream replies(ok("source '" + completion + "'; COMP_WORDS=(" + words +
+                                  "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fizzgen; "
+                                  "printf '%s\\n' \"${COMPREPLY[@]}\""));
+    for (std::string reply; std::getline(replies, reply);) offered.insert(reply.substr(0, reply.find('=')));
+    EXPECT_EQ(joined(offered), joined(help)) << "completion of: " << words;
+  }
+  std::set<std::string> unknown;
+  std::set_difference(in_man.begin(), in_man.end(), every.begin(), every.end(), std::inserter(unknown, unknown.end()));
+  EXPECT_TRUE(unknown.empty()) << "in the man page, in no --help:" << joined(unknown);
+
+  // The options a section describes: the heading line after each .TP.
+  auto const section = [&man](std::string const& name) {
+    std::size_t const start = man.find(".SH " + name + "\n");
+    EXPECT_NE(start, std::string::npos) << name;
+    std::istringstream in(man.substr(start, man.find("\n.SH ", start + 1) - start));
+    std::string headings;
+    for (std::string line; std::getline(in, line);)
+      if (line == ".TP" && std::getline(in, line)) headings += line + "\n";
+    return headings;
+  };
+  std::set<std::string> const stream = roff_options(section("STREAM OPTIONS"));
+  EXPECT_GT(stream.size(), 15u);
+  for (std::string const sub : {"", "yes", "random", "morse"}) {
+    std::set<std::string> const help = help_options(ok("$F " + sub + " --help"));
+    for (auto const& name : stream) EXPECT_EQ(help.count(name), 1u) << "fizzgen " << sub << " has no " << name;
+  }
+  std::set<std::string> const yes_help = help_options(ok("$F yes --help"));
+  for (char const* fizzbuzz_only : {"--from", "--to", "--rule", "--arch"}) {
+    EXPECT_EQ(stream.count(fizzbuzz_only), 0u) << fizzbuzz_only;
+    EXPECT_EQ(yes_help.count(fizzbuzz_only), 0u) << fizzbuzz_only;
+    EXPECT_EQ(roff_options(section("FIZZBUZZ OPTIONS")).count(fizzbuzz_only), 1u) << fizzbuzz_only;
+  }
+}
+
+// --progress=<TAB> offers the values alone: readline replaces only what follows the '='.
+TEST_F(E2E, CompletionOfProgressOffersOnlyTheValue) {
+  std::string const completion = std::string(FIZZGEN_SOURCE_DIR) + "/docs/fizzgen.bash-completion";
+  auto const complete = [&](std::string const& words) {
+    return ok("source '" + completion + "'; COMP_WORDS=(" + words +
+              "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fizzgen; echo \"${COMPREPLY[*]}\"");
+  };
+  EXPECT_EQ(complete("fizzgen --progress=f"), "force\n");
+  EXPECT_EQ(complete("fizzgen --progress="), "auto force numeric never\n");
+  EXPECT_EQ(complete("fizzgen sink --progress=n"), "numeric never\n");
+  // Split at the '=' as bash does without bash-completion's helper.
+  EXPECT_EQ(complete("fizzgen yes --progress = nu"), "numeric\n");
+  EXPECT_EQ(complete("fizzgen --progress ="), "auto force numeric never\n");
 }
 
 TEST_F(E2E, VersionSaysTheLicenceOnEverySubcommand) {

@@ -21,13 +21,13 @@
 #include <vector>
 
 #include "bench/child.hpp"
-#include "cli/progress.hpp"
-#include "cli/sink_cmd.hpp"
-#include "cli/units.hpp"
+#include "consumer/consume.hpp"
 #include "engine/run.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "output/sink.hpp"
 #include "pipeline_harness.hpp"
+#include "report/progress.hpp"
+#include "report/units.hpp"
 
 #ifndef FIZZGEN_PLOT_SCRIPT
 #error "FIZZGEN_PLOT_SCRIPT must name bench/plot.sh"
@@ -113,7 +113,7 @@ TEST_F(Measure, ConsumeCountsAPipeBothWays) {
       for (int i = 0; i < 30; ++i) ASSERT_EQ(::write(fd, block.data(), block.size()), 100000);
       ::close(fd);
     });
-    fizzgen::cli::sink_report const r = fizzgen::cli::consume(fds[0], use_splice, 65536, nullptr);
+    fizzgen::consumer::report const r = fizzgen::consumer::consume(fds[0], use_splice, 65536, nullptr);
     writer.join();
     ::close(fds[0]);
     EXPECT_EQ(r.bytes, 3000000u);
@@ -174,7 +174,7 @@ TEST_F(Measure, BenchQuickJson) {
                           "output_path",
                           "reuse",
                           "errors"})
-    EXPECT_TRUE(contains(j, "\"" + std::string(key) + "\": ")) << key;
+    EXPECT_TRUE(contains(j, std::string("\"").append(key).append("\": "))) << key;  // GCC 12: no -Wrestrict
   // Every run succeeded and measured something.
   EXPECT_FALSE(contains(j, "\"ok_runs\": 0")) << j;
   auto const doc = parse_json(j);
@@ -331,6 +331,20 @@ TEST_F(Measure, ProgressLineFinishedOnASignal) {
   ASSERT_FALSE(o.err.empty());
   EXPECT_EQ(o.err.back(), '\n') << o.err;
   EXPECT_TRUE(contains(o.err.substr(o.err.rfind('\r') + 1), "average")) << o.err;
+}
+
+TEST(ProgressFormat, NumericAndWithoutLines) {
+  using fizzgen::cli::format_numeric_progress;
+  using fizzgen::cli::format_progress;
+  using view = fizzgen::cli::progress_view;
+  EXPECT_EQ(format_numeric_progress(view{}), "0");
+  EXPECT_EQ(format_numeric_progress(view{123456789, 5, 2, 100, false, {}}), "123456789");  // no end: bytes
+  EXPECT_EQ(format_numeric_progress(view{1ull << 30, 5, 2, 100, false, {4ull << 30, {}}}), "25");
+  EXPECT_EQ(format_numeric_progress(view{1ull << 30, 999, 2, 100, false, {{}, 1000}}), "99");
+  EXPECT_EQ(format_numeric_progress(view{4ull << 30, 1000, 8, 100, true, {4ull << 30, 1000}}), "100");
+  EXPECT_EQ(format_progress(view{10, 0, 1, 10, true, {}, false}), "fizzgen: 10 B 0:00:01 [10 B/s average]");
+  EXPECT_TRUE(fizzgen::cli::progress_style_for("numeric").numeric);
+  EXPECT_FALSE(fizzgen::cli::progress_style_for("force").numeric);
 }
 
 TEST(ProgressFormat, Line) {

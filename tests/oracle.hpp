@@ -94,6 +94,36 @@ inline std::string yes_lines(std::vector<std::string> const& words, std::uint64_
   return out;
 }
 
+/// A line of `length` bytes, newline included: `text` character after character, from its start
+/// again whenever it runs out, then '\n'.
+inline std::string cycled_line(std::string const& text, std::size_t length) {
+  std::string line;
+  for (std::size_t i = 0; i + 1 < length; ++i) line += text[i % text.size()];
+  return line + "\n";
+}
+
+/// splitmix64 seeded with `seed`, one number after another.
+struct splitmix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    state += 0x9e3779b97f4a7c15u;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+  }
+};
+
+/// The first `count` lines of `fizzgen yes TEXT --line-length random:LO..HI --seed SEED`: line k is
+/// lo + (k-th splitmix64 number mod (hi - lo + 1)) bytes long.
+inline std::string yes_random_length_lines(std::string const& text, std::size_t lo, std::size_t hi, std::uint64_t seed,
+                                           std::uint64_t count) {
+  splitmix64 numbers{seed};
+  std::string out;
+  for (std::uint64_t k = 0; k < count; ++k) out += cycled_line(text, lo + numbers.next() % (hi - lo + 1));
+  return out;
+}
+
 /// The first `bytes` bytes of GNU yes's output.
 inline std::string yes_bytes(std::vector<std::string> const& words, std::size_t bytes) {
   std::string const line = yes_line(words);

@@ -11,7 +11,7 @@
 #include <system_error>
 #include <thread>
 
-#include "cli/sink_cmd.hpp"
+#include "consumer/consume.hpp"
 #include "engine/morse_stream.hpp"
 #include "output/sys.hpp"
 #include "verify/check.hpp"
@@ -148,7 +148,7 @@ TEST_F(ReadSeam, SinkReportsAReadErrorAndCountsWhatCameBefore) {
   g_read.fail_after = 2;
   g_read.err = EIO;
   fed_pipe p(std::string(1000, 'x'));
-  fizzgen::cli::sink_report const r = fizzgen::cli::consume(p.fd(), false, 4096, nullptr);
+  fizzgen::consumer::report const r = fizzgen::consumer::consume(p.fd(), false, 4096, nullptr);
   EXPECT_EQ(r.method, "read");
   EXPECT_EQ(r.bytes, 20u);
   EXPECT_EQ(r.error, "fd " + std::to_string(p.fd()) + ": Input/output error");
@@ -158,7 +158,7 @@ TEST_F(ReadSeam, SinkCountsEveryByteThroughShortReadsAndEintr) {
   g_read.max_chunk = 3;
   g_read.eintr_every = 2;
   fed_pipe p(std::string(1000, 'x'));
-  fizzgen::cli::sink_report const r = fizzgen::cli::consume(p.fd(), false, 4096, nullptr);
+  fizzgen::consumer::report const r = fizzgen::consumer::consume(p.fd(), false, 4096, nullptr);
   EXPECT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(r.bytes, 1000u);
 }

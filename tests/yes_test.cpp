@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "oracle.hpp"
@@ -24,7 +25,7 @@ constexpr std::size_t kGuard = 256;
 constexpr unsigned char kGuardByte = 0x5A;
 
 /// Fills c into a buffer exactly chunk_capacity() long followed by guard bytes; checks the guard.
-std::string fill_checked(yes const& g, chunk const& c) {
+std::string fill_checked(fizzgen::generator const& g, chunk const& c) {
   std::size_t const cap = g.chunk_capacity();
   std::vector<std::byte> buf(cap + kGuard, std::byte{kGuardByte});
   std::size_t const n = g.fill(c, std::span<std::byte>(buf.data(), cap));
@@ -35,7 +36,7 @@ std::string fill_checked(yes const& g, chunk const& c) {
   return std::string(reinterpret_cast<char const*>(buf.data()), std::min(n, cap));
 }
 
-std::string generate_all(yes const& g, std::uint64_t expected_lines) {
+std::string generate_all(fizzgen::generator const& g, std::uint64_t expected_lines) {
   std::string out;
   std::uint64_t next = 0;
   std::uint64_t i = 0;
@@ -158,6 +159,49 @@ TEST(Yes, RefillingTheSameBufferIsIdempotent) {
   std::size_t const n2 = g.fill(*g.plan(0), buf);
   EXPECT_EQ(n1, n2);
   EXPECT_TRUE(std::equal(first.begin(), first.end(), buf.begin()));
+}
+
+TEST(YesLineLength, FixedLengthCyclesTheText) {
+  EXPECT_EQ(fizzgen::cycled_line("y", 1), "\n");
+  EXPECT_EQ(fizzgen::cycled_line("y", 4), "yyy\n");
+  EXPECT_EQ(fizzgen::cycled_line("hello world", 5), "hell\n");
+  EXPECT_EQ(fizzgen::cycled_line("ab c", 11), "ab cab cab\n");
+  for (std::size_t length : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{100}, std::size_t{4097}})
+    for (std::string const text : {"y", "ab", "hello world"}) {
+      EXPECT_EQ(fizzgen::cycled_line(text, length), oracle::cycled_line(text, length)) << text << " " << length;
+      yes const g = yes::of_line(fizzgen::cycled_line(text, length), 777, 4096);
+      EXPECT_TRUE(g.constant());
+      std::string want;
+      for (int i = 0; i < 777; ++i) want += oracle::cycled_line(text, length);
+      EXPECT_EQ(oracle::first_difference(generate_all(g, 777), want), "") << text << " " << length;
+    }
+}
+
+TEST(YesLineLength, RandomLengthsMatchTheOracle) {
+  for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{0xdeadbeefcafe}})
+    for (auto [lo, hi] : {std::pair<std::size_t, std::size_t>{1, 1}, {1, 2}, {1, 80}, {40, 41}, {100, 5000}})
+      for (std::size_t cb : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 20}) {
+        fizzgen::yes_random_lengths const g("hello world", lo, hi, seed, 3001, cb);
+        EXPECT_FALSE(g.constant());
+        EXPECT_EQ(oracle::first_difference(generate_all(g, 3001),
+                                           oracle::yes_random_length_lines("hello world", lo, hi, seed, 3001)),
+                  "")
+            << "seed " << seed << ", " << lo << ".." << hi << ", chunk " << cb;
+      }
+}
+
+TEST(YesLineLength, LengthsCoverTheRangeAndChangeWithTheSeed) {
+  fizzgen::yes_random_lengths const a("y", 3, 6, 1), b("y", 3, 6, 2);
+  std::vector<int> seen(7, 0);
+  bool differ = false;
+  for (std::uint64_t k = 0; k < 1000; ++k) {
+    ASSERT_GE(a.length(k), 3u);
+    ASSERT_LE(a.length(k), 6u);
+    ++seen[a.length(k)];
+    differ = differ || a.length(k) != b.length(k);
+  }
+  for (std::size_t n = 3; n <= 6; ++n) EXPECT_GT(seen[n], 150) << n;
+  EXPECT_TRUE(differ);
 }
 
 }  // namespace

@@ -528,7 +528,8 @@ std::string number_hint(options const& o, result const& r) {
 int check_main(options const& o, int fd, std::FILE* out, std::FILE* err, unsigned threads) {
   result r;
   try {
-    r = threads > 1 ? check_fd_parallel(fd, o, threads) : check_fd(fd, o);
+    if (o.morse && o.bytes) throw std::invalid_argument("--bytes: a Morse stream is checked by lines (--count, --to)");
+    r = threads > 1 || o.morse ? check_fd_parallel(fd, o, threads) : check_fd(fd, o);
   } catch (std::system_error const& e) {
     std::fprintf(err, "fizzgen check: %s\n", e.what());
     return 1;

@@ -30,6 +30,11 @@ struct options {
   // generator's --count and --bytes end it. With neither, any length but 0 passes.
   std::optional<std::uint64_t> lines = std::nullopt;  ///< --count, --to: whole lines
   std::optional<std::uint64_t> bytes = std::nullopt;  ///< --bytes: bytes, the last line perhaps cut off
+  /// The stream is the Morse encoding of those lines, as `fizzgen morse` writes it: each line is
+  /// decoded (verify/morse_lines.hpp) and judged against the rules' words as decoding gives them
+  /// back; offsets, byte counts and the lines shown are the Morse ones. check_main only; not
+  /// with `bytes`.
+  bool morse = false;
 };
 
 struct result {
@@ -135,10 +140,10 @@ std::string judge_length(result const& r, options const& o);
 /// bad line. Throws std::system_error("read") on a read error, std::invalid_argument on bad options.
 result check_fd(int fd, options const& o);
 
-/// Like check_fd with `threads` workers (TBB): blocks of whole lines verified in parallel, results
-/// combined in order; identical result. Reads on past a bad line to the end of its block. Memory
-/// is bounded: a line without '\n' longer than longest_line(o) + kShowMax ends the reading, as the
-/// line is bad and its report needs no more.
+/// Like check_fd with `threads` workers (TBB), and the only path for o.morse: blocks of whole lines verified in
+/// parallel, results combined in order; identical result. Reads on past a bad line to the end of its block. Memory is
+/// bounded: a line without '\n' longer than longest_line(o) + kShowMax ends the reading, as the line is bad and its
+/// report needs no more.
 result check_fd_parallel(int fd, options const& o, unsigned threads);
 
 /// Runs the subcommand on fd. Success: prints "fizzgen check: OK: N lines, B bytes" to `out`,

@@ -1,4 +1,4 @@
-#include "cli/progress.hpp"
+#include "report/progress.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
-#include "cli/units.hpp"
-#include "cli/usage.hpp"
+#include "report/units.hpp"
 
 namespace fizzgen::cli {
 namespace {
@@ -29,9 +29,11 @@ void write_all(int fd, std::string const& s) noexcept {
 bool want_progress(std::string const& when, int fd) {
   if (when.empty() || when == "false" || when == "never") return false;
   if (when == "true" || when == "auto") return ::isatty(fd) == 1;
-  if (when == "force" || when == "always") return true;
-  throw std::invalid_argument("--progress: '" + when + "' is not a choice (use auto, force or never)");
+  if (when == "force" || when == "always" || when == "numeric") return true;
+  throw std::invalid_argument("--progress: '" + when + "' is not a choice (use " + kProgressChoices + ")");
 }
+
+progress_style progress_style_for(std::string const& when) { return {when == "numeric", true}; }
 
 namespace {
 
@@ -68,8 +70,11 @@ std::string format_progress(progress_view const& v, std::size_t width) {
   fields.push_back({"fizzgen:", 1});
   fields.push_back({human_bytes(static_cast<double>(v.bytes)), 6});
   fields.push_back({clock_time(v.seconds), 3});
-  fields.push_back({"[" + human_rate(v.bytes_per_second) + (v.final ? " average" : "") + "]", 5});
-  fields.push_back({counted(v.lines, "line"), 0});
+  // Appended piece by piece: GCC 12 warns (a false -Wrestrict) on the chain of temporaries.
+  std::string rate = "[";
+  rate.append(human_rate(v.bytes_per_second)).append(v.final ? " average]" : "]");
+  fields.push_back({std::move(rate), 5});
+  if (v.lines_known) fields.push_back({counted(v.lines, "line"), 0});
   if (std::optional<double> const f = done_fraction(v)) {
     fields.push_back({std::to_string(static_cast<int>(*f * 100)) + "%", 4});
     // The rest at the current rate: the bytes still to come, from the share of the total done.
@@ -94,6 +99,11 @@ std::string format_progress(progress_view const& v, std::size_t width) {
   return line;
 }
 
+std::string format_numeric_progress(progress_view const& v) {
+  if (std::optional<double> const f = done_fraction(v)) return std::to_string(static_cast<int>(*f * 100));
+  return std::to_string(v.bytes);
+}
+
 std::size_t terminal_width(int fd) noexcept {
   winsize ws{};
   if (::ioctl(fd, TIOCGWINSZ, &ws) != 0) return 0;
@@ -101,10 +111,11 @@ std::size_t terminal_width(int fd) noexcept {
 }
 
 progress_display::progress_display(progress_counter const& counter, int fd, std::stop_token cancel,
-                                   progress_total total)
+                                   progress_total total, progress_style style)
     : counter_(counter),
       fd_(fd),
       total_(total),
+      style_(style),
       on_cancel_(std::move(cancel),
                  [this] {
                    std::lock_guard lock(mutex_);
@@ -157,8 +168,14 @@ void progress_display::draw(bool final) {
     samples_[next_sample_] = {now, bytes};
     next_sample_ = (next_sample_ + 1) % kSamples;
   }
+  progress_view const view{bytes, lines, elapsed, rate, final, total_, style_.lines};
+  if (style_.numeric) {  // a number a line, for scripts (pv -n): nothing to redraw over
+    finished_ = final;
+    write_all(fd_, format_numeric_progress(view) + '\n');
+    return;
+  }
   // The width is asked at every redraw: the terminal may have been resized.
-  std::string const text = format_progress({bytes, lines, elapsed, rate, final, total_}, terminal_width(fd_));
+  std::string const text = format_progress(view, terminal_width(fd_));
   // "\r" and spaces rather than a terminal escape: the line also reads well in a file (=force).
   std::string out = "\r" + text;
   if (drawn_ > text.size()) out.append(drawn_ - text.size(), ' ');

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/report.hpp"
 #include "engine/run.hpp"
+#include "report/report.hpp"
 
 namespace fizzgen::cli {
 

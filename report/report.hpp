@@ -5,7 +5,6 @@
 // starts with the same members: fizzgen version, command line, start time, then its own, and a
 // status that says how the run ended.
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -14,10 +13,6 @@
 namespace fizzgen::cli {
 
 using json = nlohmann::ordered_json;
-
-/// The report option, spelt the same on every command: `names` ("--json", or with an older alias),
-/// FILE optional ('-' or none: standard output); `help` says what the report holds.
-CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help);
 
 /// Remembers argv and the time for every report; once, at start-up.
 void note_invocation(int argc, char const* const* argv);

@@ -1,6 +1,6 @@
-#include "cli/interval.hpp"
+#include "report/interval.hpp"
 
-#include "cli/report.hpp"
+#include "report/report.hpp"
 
 namespace fizzgen::cli {
 namespace {

@@ -18,9 +18,21 @@
 namespace fizzgen::cli {
 
 /// Whether --progress[=WHEN] asks for the display on fd: "" (not given), "false" or "never": no;
-/// "true" or "auto" (plain --progress): when fd is a terminal; "force" or "always": yes.
-/// Throws std::invalid_argument naming the option for any other value.
+/// "true" or "auto" (plain --progress): when fd is a terminal; "force", "always" or "numeric":
+/// yes. Throws std::invalid_argument naming the option for any other value.
 bool want_progress(std::string const& when, int fd);
+
+/// The values --progress takes, as its help and messages list them.
+inline constexpr char const* kProgressChoices = "auto, force, numeric or never";
+
+/// How the display looks.
+struct progress_style {
+  bool numeric = false;  ///< --progress=numeric: one number per line, as pv -n writes them
+  bool lines = true;     ///< the stream counts lines (sink does not: it never sees them)
+};
+
+/// The style --progress=WHEN asks for (numeric for "numeric").
+progress_style progress_style_for(std::string const& when);
 
 /// Where a run is known to stop (nullopt: no such limit): what the percent and the ETA are of.
 /// The first limit reached ends the run, so the percent is that of the nearest.
@@ -36,6 +48,7 @@ struct progress_view {
   double bytes_per_second = 0;  ///< the current rate; the average on the final line
   bool final = false;
   progress_total total;
+  bool lines_known = true;  ///< false: the line count is not shown
 };
 
 /// One line of the display, without "\r" or "\n":
@@ -46,6 +59,10 @@ struct progress_view {
 /// the rate), and what still does not fit is cut.
 std::string format_progress(progress_view const& view, std::size_t width = 0);
 
+/// One line of --progress=numeric, without "\n": the percent done (a whole number, as pv -n)
+/// when a total is known, else the bytes so far.
+std::string format_numeric_progress(progress_view const& view);
+
 /// The columns of the terminal on fd, 0 when fd is not one (a file: no limit).
 std::size_t terminal_width(int fd) noexcept;
 
@@ -53,7 +70,8 @@ class progress_display {
  public:
   /// Starts redrawing the line on fd every kTick. A stop request on `cancel` (the signal guard's
   /// token) finishes the line at once, so that a process killed by the signal leaves a clean line.
-  progress_display(progress_counter const& counter, int fd, std::stop_token cancel, progress_total total = {});
+  progress_display(progress_counter const& counter, int fd, std::stop_token cancel, progress_total total = {},
+                   progress_style style = {});
   /// finish().
   ~progress_display();
   progress_display(progress_display const&) = delete;
@@ -73,6 +91,7 @@ class progress_display {
   progress_counter const& counter_;
   int const fd_;
   progress_total const total_;
+  progress_style const style_;
   clock_type::time_point const start_ = clock_type::now();
   std::mutex mutex_;
   std::condition_variable_any wake_;

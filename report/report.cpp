@@ -1,4 +1,4 @@
-#include "cli/report.hpp"
+#include "report/report.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -18,10 +18,6 @@ std::vector<std::string> g_command_line;
 std::time_t g_start = std::time(nullptr);
 
 }  // namespace
-
-CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help) {
-  return cmd.add_option(names, path, help)->type_name("FILE")->expected(0, 1)->default_str("-");
-}
 
 void note_invocation(int argc, char const* const* argv) {
   g_command_line.assign(argv, argv + argc);

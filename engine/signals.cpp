@@ -1,4 +1,4 @@
-#include "cli/signals.hpp"
+#include "engine/signals.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <csignal>
 #include <ctime>
 
-namespace fizzgen::cli {
+namespace fizzgen {
 namespace {
 
 sigset_t handled_signals() noexcept {
@@ -77,4 +77,4 @@ void signal_guard::finish() noexcept {
   if (int const sig = received(); sig != 0) die_of(sig);
 }
 
-}  // namespace fizzgen::cli
+}  // namespace fizzgen

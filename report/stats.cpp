@@ -1,10 +1,9 @@
-#include "cli/stats.hpp"
+#include "report/stats.hpp"
 
 #include <algorithm>
 #include <csignal>
 
-#include "cli/units.hpp"
-#include "cli/usage.hpp"
+#include "report/units.hpp"
 
 namespace fizzgen::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <stop_token>
 #include <thread>
 
-namespace fizzgen::cli {
+namespace fizzgen {
 
 class signal_guard {
  public:
@@ -40,4 +40,4 @@ class signal_guard {
   std::jthread thread_;
 };
 
-}  // namespace fizzgen::cli
+}  // namespace fizzgen

@@ -1,4 +1,4 @@
-#include "cli/units.hpp"
+#include "report/units.hpp"
 
 #include <cstdio>
 #include <iterator>
@@ -20,5 +20,9 @@ std::string human_bytes(double bytes) {
 }
 
 std::string human_rate(double bytes_per_second) { return human_bytes(bytes_per_second) + "/s"; }
+
+std::string counted(std::uint64_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
 
 }  // namespace fizzgen::cli

@@ -1,0 +1,59 @@
+#include "verify/line_blocks.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <system_error>
+
+#include "output/sys.hpp"
+
+namespace fizzgen::check {
+
+bool line_block_reader::next(line_block* b) {
+  if (done_) return false;
+  std::size_t const need = carry_.size() + kLineBlock;
+  if (b->capacity < need) {
+    b->data = std::make_unique_for_overwrite<char[]>(need);
+    b->capacity = need;
+  }
+  std::memcpy(b->data.get(), carry_.data(), carry_.size());
+  std::size_t size = carry_.size();
+  carry_.clear();
+  bool eof = false;
+  while (size < need) {
+    ssize_t const n = sys::read(fd_, b->data.get() + size, need - size);
+    if (n < 0) throw std::system_error(static_cast<int>(-n), std::generic_category(), "read");
+    if (n == 0) {
+      eof = true;
+      break;
+    }
+    size += static_cast<std::size_t>(n);
+  }
+  // Cut after the last newline; the partial line opens the next block. A partial line too long
+  // for any valid line stays in this block as its last, and reading stops: carried on, a
+  // stream without '\n' would be copied block after block into an ever longer carry (quadratic
+  // time, unbounded memory). The block's checker is bound to fail by that line, since no valid line
+  // is that long, and it sees the bytes the report shows, so the result is the sequential one.
+  char const* begin = b->data.get();
+  std::size_t cut = size;
+  bool too_long = false;
+  if (!eof) {
+    auto const* nl = static_cast<char const*>(::memrchr(begin, '\n', size));
+    cut = nl != nullptr ? static_cast<std::size_t>(nl - begin) + 1 : 0;
+    too_long = size - cut > longest_carry_;
+    if (too_long)
+      cut = size;
+    else
+      carry_.assign(begin + cut, size - cut);
+  }
+  b->size = cut;
+  b->first_line = lines_;
+  b->offset = offset_;
+  lines_ += static_cast<std::uint64_t>(std::count(begin, begin + cut, '\n'));
+  offset_ += cut;
+  done_ = eof || too_long;
+  return true;
+}
+
+}  // namespace fizzgen::check
