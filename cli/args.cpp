@@ -1,8 +1,12 @@
 #include "cli/args.hpp"
 
+#include "report/report.hpp"
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 namespace fizzgen::cli {
@@ -95,20 +99,20 @@ std::chrono::nanoseconds parse_duration(std::string_view option, std::string_vie
   return std::chrono::nanoseconds(ns);
 }
 
-write_sizes_text parse_write_sizes(std::string_view text) {
+write_sizes_text parse_write_sizes(std::string_view text, std::string_view option) {
   auto const one = [&](std::string_view size) {
-    std::uint64_t const n = parse_size("--write-size", size);
-    if (n == 0 || n > kMaxWriteSize) bad("--write-size", text, "needs sizes from 1 to 256M");
+    std::uint64_t const n = parse_size(option, size);
+    if (n == 0 || n > kMaxWriteSize) bad(option, text, "needs sizes from 1 to 256M");
     return n;
   };
   write_sizes_text w;
   if (text.substr(0, 7) == "random:") {
     std::string_view const range = text.substr(7);
     std::size_t const dots = range.find("..");
-    if (dots == std::string_view::npos) bad("--write-size", text, "must look like random:MIN..MAX");
+    if (dots == std::string_view::npos) bad(option, text, "must look like random:MIN..MAX");
     w.lo = one(range.substr(0, dots));
     w.hi = one(range.substr(dots + 2));
-    if (w.lo > w.hi) bad("--write-size", text, "has MIN above MAX");
+    if (w.lo > w.hi) bad(option, text, "has MIN above MAX");
     return w;
   }
   for (std::size_t start = 0;;) {
@@ -213,8 +217,35 @@ CLI::Validator duration_check() {
   });
 }
 
-CLI::Validator write_sizes_check() {
-  return parsed_by([](std::string const& text) { parse_write_sizes(text); });
+CLI::Validator write_sizes_check(std::string_view option) {
+  return parsed_by([option = std::string(option)](std::string const& text) { parse_write_sizes(text, option); });
+}
+
+std::optional<size_pattern> size_pattern_option(std::string_view option, std::string const& text, std::uint64_t seed,
+                                                bool& seeded) {
+  if (text.empty()) return std::nullopt;
+  write_sizes_text const w = parse_write_sizes(text, option);
+  if (!w.list.empty()) return size_pattern(std::vector<std::size_t>(w.list.begin(), w.list.end()));
+  seeded = true;
+  return size_pattern(static_cast<std::size_t>(w.lo), static_cast<std::size_t>(w.hi), seed);
+}
+
+std::chrono::steady_clock::duration positive_duration(char const* option, std::string const& whole,
+                                                      std::string_view text) {
+  std::chrono::nanoseconds const d = parse_duration(option, text);
+  if (d.count() == 0) throw std::invalid_argument(std::string(option) + ": '" + whole + "' needs a time above 0");
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+}
+
+interval_target open_interval(std::string const& interval, std::string const& report) {
+  interval_target t;
+  if (!interval.empty()) t.period = positive_duration("--interval", interval, interval);
+  if (!report.empty() && !t.period) throw std::invalid_argument("--report: only with --interval T");
+  if (!report.empty()) {
+    t.file.reset(std::fopen(report.c_str(), "w"));
+    if (t.file == nullptr) throw unwritable_report(report + ": " + std::strerror(errno));
+  }
+  return t;
 }
 
 CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help) {

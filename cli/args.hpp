@@ -7,9 +7,14 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "output/size_pattern.hpp"
 
 namespace fizzgen::cli {
 
@@ -41,7 +46,7 @@ struct write_sizes_text {
   std::vector<std::uint64_t> list;  ///< empty for a range
   std::uint64_t lo = 0, hi = 0;     ///< the range, when list is empty
 };
-write_sizes_text parse_write_sizes(std::string_view text);
+write_sizes_text parse_write_sizes(std::string_view text, std::string_view option = "--write-size");
 
 /// --line-length: "L" (every line L bytes, its newline included) or "random:A..B" (lengths from A
 /// to B inclusive, drawn with the seed), each in parse_size's syntax, from 1 to kMaxLineLength.
@@ -77,8 +82,25 @@ CLI::Validator positive_check();
 CLI::Validator rule_check();
 /// A duration above 0 (parse_duration).
 CLI::Validator duration_check();
-/// --write-size's SIZES (parse_write_sizes).
-CLI::Validator write_sizes_check();
+/// SIZES of --write-size, or of `option` (parse_write_sizes).
+CLI::Validator write_sizes_check(std::string_view option = "--write-size");
+
+/// SIZES of `option` as a pattern (none for ""); `seeded` set when its sizes draw with `seed`.
+std::optional<size_pattern> size_pattern_option(std::string_view option, std::string const& text, std::uint64_t seed,
+                                                bool& seeded);
+
+/// A duration of an option that must be more than 0: `text` (a part of `whole`, as given).
+std::chrono::steady_clock::duration positive_duration(char const* option, std::string const& whole,
+                                                      std::string_view text);
+
+/// --interval T and --report FILE: the period (none without T) and where the lines go, FILE
+/// opened now (unwritable_report), so a path that cannot be written fails before the run.
+struct interval_target {
+  std::optional<std::chrono::steady_clock::duration> period;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file{nullptr, &std::fclose};
+  std::FILE* out() const noexcept { return file ? file.get() : stderr; }
+};
+interval_target open_interval(std::string const& interval, std::string const& report);
 /// The report option, spelt the same on every command (report/report.hpp): `names` ("--json", or
 /// with an older alias), FILE optional ('-' or none: standard output); `help` says what it holds.
 CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help);
