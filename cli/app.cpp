@@ -26,9 +26,11 @@
 #include "generators/fizzbuzz.hpp"
 #include "generators/random_bytes.hpp"
 #include "generators/yes.hpp"
+#include "report/interval.hpp"
 #include "report/report.hpp"
 #include "verify/check.hpp"
 #include "verify/check_streams.hpp"
+#include "verify/input.hpp"
 
 #ifndef FIZZGEN_VERSION
 #define FIZZGEN_VERSION "unknown"
@@ -115,12 +117,17 @@ struct check_text {
   std::string line_length;            ///< --line-length L | random:A..B (with --yes); "" not given
   bool decoded = false;               ///< --decoded: the rules' words as Morse decoding gives them back
   bool morse = false;                 ///< --morse: the Morse FizzBuzz stream itself, as `fizzgen morse` writes it
+  std::string read_size;              ///< --read-size SIZES; "" not given
+  std::string interval, report;       ///< --interval T, --report FILE; "" not given
 };
 
 /// --threads, or the CPUs this process may use.
 unsigned check_threads(check_text const& c) {
   return c.threads ? *c.threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
 }
+
+/// --read-size random:A..B: the read sizes are drawn with --seed.
+bool draws_read_sizes(check_text const& c) { return c.read_size.rfind("random:", 0) == 0; }
 
 /// check --random --seed S: nothing of FizzBuzz applies.
 int run_check_random(fizzbuzz_text const& f, check_text const& c) {
@@ -155,7 +162,9 @@ int run_check_yes(fizzbuzz_text const& f, check_text const& c) {
       throw std::invalid_argument("--line-length: random lengths need --seed S, the seed of the stream");
     y.seed = c.seed.value_or(0);
   }
-  if (c.seed && !y.random) throw std::invalid_argument("--seed: only --random and --line-length random:... use a seed");
+  if (c.seed && !y.random && !draws_read_sizes(c))
+    throw std::invalid_argument(
+        "--seed: only --random, --line-length random:... and --read-size random:... use a seed");
   int fd = STDIN_FILENO;
   if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
     std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
@@ -166,12 +175,13 @@ int run_check_yes(fizzbuzz_text const& f, check_text const& c) {
   return status;
 }
 
-int run_check(fizzbuzz_text const& f, check_text const& c) {
+int check_stream(fizzbuzz_text const& f, check_text const& c) {
   if (c.random && c.yes) throw std::invalid_argument("--random, --yes: one stream at a time");
   if (c.random && (c.morse || c.decoded)) throw std::invalid_argument("--random: the stream has no Morse");
   if (c.random) return run_check_random(f, c);
   if (c.yes) return run_check_yes(f, c);
-  if (c.seed) throw std::invalid_argument("--seed: only check --random uses a seed");
+  if (c.seed && !draws_read_sizes(c))
+    throw std::invalid_argument("--seed: only check --random and --read-size random:... use a seed");
   if (!c.line.empty()) throw std::invalid_argument("--line: only check --yes has lines of text");
   if (!c.line_length.empty()) throw std::invalid_argument("--line-length: only check --yes has lines of a length");
   check::options o;
@@ -202,6 +212,34 @@ int run_check(fizzbuzz_text const& f, check_text const& c) {
   }
   int const status = check::check_main(o, fd, stdout, stderr, n);
   if (fd != STDIN_FILENO) ::close(fd);
+  return status;
+}
+
+/// check with how its input is read (--read-size) and reported while it arrives (--interval).
+int run_check(fizzbuzz_text const& f, check_text const& c) {
+  interval_target const to = open_interval(c.interval, c.report);
+  if (draws_read_sizes(c) && !c.seed)
+    throw std::invalid_argument("--read-size: random sizes need --seed S, to draw the same sizes again");
+  bool seeded = false;
+  check::input_plan plan;
+  plan.sizes = size_pattern_option("--read-size", c.read_size, c.seed.value_or(0), seeded);
+  progress_counter received;
+  if (to.period) plan.received = &received.bytes;
+  check::plan_input(std::move(plan));
+  std::optional<interval_report> intervals;
+  if (to.period) intervals.emplace(received, to.out(), *to.period, false);
+  int status = 0;
+  try {
+    status = check_stream(f, c);
+  } catch (...) {  // a usage error: no report of a check that never ran
+    if (intervals) intervals->cancel();
+    throw;
+  }
+  if (intervals && !intervals->finish(status == 0 ? "ok" : "failed")) {
+    std::fprintf(stderr, "fizzgen check: %s: %s\n", c.report.empty() ? "standard error" : c.report.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
   return status;
 }
 
@@ -288,7 +326,9 @@ int run_app(int argc, char** argv) {
       ->check(threads_check());
   check_cmd->add_flag("--random", check_args.random,
                       "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
-  check_cmd->add_option("--seed", check_args.seed, "The seed of the stream (--random, --line-length random:A..B)")
+  check_cmd
+      ->add_option("--seed", check_args.seed,
+                   "The seed of the stream (--random, --line-length random:A..B) and of --read-size random:A..B")
       ->type_name("S")
       ->transform(size_value());
   check_cmd->add_flag("--yes", check_args.yes, "Verify lines of yes instead: each one --line (default y)");
@@ -307,6 +347,20 @@ int run_app(int argc, char** argv) {
                  "The stream is 'fizzgen morse' itself: each line must be the Morse of its FizzBuzz line, as the "
                  "encoder writes it (--count, --to say what must arrive; --bytes does not apply)")
       ->excludes(decoded);
+  check_cmd
+      ->add_option("--read-size", check_args.read_size,
+                   "Read the input in read(2) calls of these sizes: N, a list A,B,C (repeated) or random:A..B "
+                   "(drawn with --seed S), as a consumer under test might")
+      ->type_name("SIZES")
+      ->check(write_sizes_check("--read-size"));
+  check_cmd
+      ->add_option("--interval", check_args.interval,
+                   "Every T (1s, 500ms), one JSON line on stderr (or --report FILE): bytes received over the "
+                   "interval, their rate and the totals; a summary line with the verdict at the end")
+      ->type_name("T")
+      ->check(duration_check());
+  check_cmd->add_option("--report", check_args.report, "Where --interval's lines go, instead of stderr")
+      ->type_name("FILE");
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.

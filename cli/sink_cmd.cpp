@@ -17,6 +17,7 @@
 #include "cli/args.hpp"
 #include "cli/usage.hpp"
 #include "consumer/consume.hpp"
+#include "report/interval.hpp"
 #include "report/progress.hpp"
 #include "report/report.hpp"
 #include "report/units.hpp"
@@ -55,6 +56,13 @@ void add_sink_command(CLI::App& app, sink_command& s) {
                   "Show a live line on stderr (bytes, elapsed, rate) as the streams do; --progress=WHEN: auto "
                   "(plain --progress: when stderr is a terminal), force (always) or never; numeric: the bytes so "
                   "far, one number a line, as pv -n");
+  s.app
+      ->add_option("--interval", s.interval,
+                   "Every T (1s, 500ms), one JSON line on stderr (or --report FILE): bytes received over the "
+                   "interval, their rate and the totals, as the streams write theirs; a summary line at the end")
+      ->type_name("T")
+      ->check(duration_check());
+  s.app->add_option("--report", s.report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
   s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
 }
 
@@ -64,14 +72,18 @@ int run_sink(sink_command const& s) {
   std::size_t const block_size = static_cast<std::size_t>((block + 4095) / 4096 * 4096);
   bool const show_progress = want_progress(s.progress, STDERR_FILENO);  // a bad WHEN: usage error
   json_report json_out(s.json);  // opened now: a path that cannot be written fails before reading
+  interval_target const to = open_interval(s.interval, s.report);
   progress_counter counter;
   std::optional<progress_display> display;
   if (show_progress)
     display.emplace(counter, STDERR_FILENO, std::stop_token{}, progress_total{},
                     progress_style{progress_style_for(s.progress).numeric, false});
+  std::optional<interval_report> intervals;
+  if (to.period) intervals.emplace(counter, to.out(), *to.period, false);
   consumer::report const r =
-      consumer::consume(STDIN_FILENO, !s.read, block_size, stderr, display ? &counter.bytes : nullptr);
+      consumer::consume(STDIN_FILENO, !s.read, block_size, stderr, display || intervals ? &counter.bytes : nullptr);
   if (display) display->finish();  // before the report, which would otherwise share its line
+  bool const reported = !intervals || intervals->finish(r.error.empty() ? "ok" : "failed");
   double const rate = r.seconds > 0 ? static_cast<double>(r.bytes) / kGiB / r.seconds : 0;
   if (!s.quiet)
     std::fprintf(stderr, "fizzgen sink: %s (%s) in %.3f s = %s (%s)\n",
@@ -88,6 +100,11 @@ int run_sink(sink_command const& s) {
                                                 {"error", r.error}});
   if (!unwritten.empty()) {
     std::fprintf(stderr, "fizzgen sink: %s\n", unwritten.c_str());
+    return 1;
+  }
+  if (!reported) {
+    std::fprintf(stderr, "fizzgen sink: %s: %s\n", s.report.empty() ? "standard error" : s.report.c_str(),
+                 std::strerror(errno));
     return 1;
   }
   if (!r.error.empty()) {

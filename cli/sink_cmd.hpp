@@ -15,6 +15,7 @@ struct sink_command {
   std::string json;                 ///< --json [FILE]: "" none, "-" standard output
   std::string block_size = "128K";  ///< --read's buffer
   std::string progress;             ///< --progress[=WHEN], as the streams take it
+  std::string interval, report;     ///< --interval T, --report FILE; "" not given
 };
 
 /// Registers `sink` on app, writing into s.

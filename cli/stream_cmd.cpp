@@ -171,23 +171,6 @@ std::uint64_t seed_option(stream_text const& t) {
   return t.seed ? *t.seed : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
 }
 
-/// --write-size; `seeded` set when it draws with `seed`.
-std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t seed, bool& seeded) {
-  if (t.write_size.empty()) return std::nullopt;
-  write_sizes_text const w = parse_write_sizes(t.write_size);
-  if (!w.list.empty()) return write_pattern(std::vector<std::size_t>(w.list.begin(), w.list.end()));
-  seeded = true;
-  return write_pattern(static_cast<std::size_t>(w.lo), static_cast<std::size_t>(w.hi), seed);
-}
-
-/// A duration of an option that must be more than 0.
-std::chrono::steady_clock::duration positive_duration(char const* option, std::string const& whole,
-                                                      std::string_view text) {
-  std::chrono::nanoseconds const d = parse_duration(option, text);
-  if (d.count() == 0) throw std::invalid_argument(std::string(option) + ": '" + whole + "' needs a time above 0");
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
-}
-
 /// --stall N:T | random:N:T and --burst ON/OFF; `seeded` set when stall points draw with `seed`.
 pause_plan pause_options(stream_text const& t, std::uint64_t seed, bool& seeded) {
   pause_plan p;
@@ -255,14 +238,8 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
            stream_sizes const& sizes) {
   bool const show_progress = want_progress(t.progress, STDERR_FILENO);
   // --interval's reports go to stderr, or to --report FILE, opened now like --json's.
-  std::optional<std::chrono::steady_clock::duration> const interval =
-      t.interval.empty() ? std::nullopt : std::optional(positive_duration("--interval", t.interval, t.interval));
-  if (!t.report.empty() && !interval) throw std::invalid_argument("--report: only with --interval T");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> report_out(nullptr, &std::fclose);
-  if (!t.report.empty()) {
-    report_out.reset(std::fopen(t.report.c_str(), "w"));
-    if (report_out == nullptr) throw unwritable_report(t.report + ": " + std::strerror(errno));
-  }
+  interval_target const intervals_to = open_interval(t.interval, t.report);
+  std::optional<std::chrono::steady_clock::duration> const interval = intervals_to.period;
   if (t.stats_json == "-" && !t.generate_only)
     throw std::invalid_argument("--json: standard output carries the stream: give a FILE (or --generate-only)");
   json_report json_out(t.stats_json);  // opened now: a path that cannot be written fails before the run
@@ -277,7 +254,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
   o.duration = duration_option(t.duration);
   std::uint64_t const seed = seed_option(t);
   bool seeded = false;
-  o.write_sizes = write_size_option(t, seed, seeded);
+  o.write_sizes = size_pattern_option("--write-size", t.write_size, seed, seeded);
   o.pauses = pause_options(t, seed, seeded);
   seeded = seeded || t.payload_seed;
   if (t.seed && !seeded)
@@ -300,7 +277,7 @@ int stream(generator const& gen, std::string_view arch, stream_text const& t, st
       if (show_progress)
         display.emplace(progress, STDERR_FILENO, signals.token(), progress_total{byte_limit, gen.total_lines()},
                         progress_style_for(t.progress));
-      if (interval) intervals.emplace(progress, report_out != nullptr ? report_out.get() : stderr, *interval);
+      if (interval) intervals.emplace(progress, intervals_to.out(), *interval);
     };
   }
   stream_outcome const r = run_stream(gen, STDOUT_FILENO, sizes, o);

@@ -12,12 +12,12 @@
 
 #include "engine/pacer.hpp"
 #include "engine/sizing.hpp"
-#include "engine/write_pattern.hpp"
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
 #include "generators/rules.hpp"
 #include "output/sink.hpp"
+#include "output/size_pattern.hpp"
 
 namespace fizzgen::cli {
 
@@ -67,7 +67,7 @@ std::size_t chunk_bytes_option(stream_text const& t, std::size_t fallback);
 /// --seed, or a fresh seed when not given.
 std::uint64_t seed_option(stream_text const& t);
 /// --write-size, drawing with `seed` (then `seeded` is set) for random:A..B; nullopt when not given.
-std::optional<write_pattern> write_size_option(stream_text const& t, std::uint64_t seed, bool& seeded);
+std::optional<size_pattern> write_size_option(stream_text const& t, std::uint64_t seed, bool& seeded);
 /// --stall and --burst, drawing stall points with `seed` (then `seeded` is set) for random:N:T.
 pause_plan pause_options(stream_text const& t, std::uint64_t seed, bool& seeded);
 /// --duration: more than 0; nullopt when not given.

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/write_pattern.hpp"
+#include "output/size_pattern.hpp"
 
 namespace fizzgen {
 
@@ -152,7 +152,7 @@ class pacer {
   clock::time_point next_{};  // when the next byte may go
   bool timed_out_ = false;
   std::uint64_t stall_every_ = 0;
-  std::optional<write_pattern> gaps_;  ///< seeded stall points: the gaps between them
+  std::optional<size_pattern> gaps_;  ///< seeded stall points: the gaps between them
   clock::duration stall_{};
   std::uint64_t to_stall_ = 0;  ///< bytes until the next stall point
   bool stall_due_ = false;

@@ -409,11 +409,11 @@ class pipeline {
   std::atomic<unsigned> pinned_{0};
   std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
-  std::string abort_error_;               ///< guarded by abort_mutex_
-  std::size_t huge_kb_ = 0;               ///< written by worker 0 before the join
-  pacer pacer_;                           ///< held with the turn, like bytes_
-  std::optional<write_pattern> pattern_;  ///< held with the turn
-  std::vector<std::byte> carry_;          ///< held with the turn: the start of a piece of want_ bytes
+  std::string abort_error_;              ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;              ///< written by worker 0 before the join
+  pacer pacer_;                          ///< held with the turn, like bytes_
+  std::optional<size_pattern> pattern_;  ///< held with the turn
+  std::vector<std::byte> carry_;         ///< held with the turn: the start of a piece of want_ bytes
   std::size_t want_ = 0;
   bool limit_reached_ = false;  ///< held with the turn
   /// Held with the turn, for the re-checks while the pipe is full: the chunk being emitted, and

@@ -14,9 +14,9 @@
 
 #include "engine/pacer.hpp"
 #include "engine/reuse_monitor.hpp"
-#include "engine/write_pattern.hpp"
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
+#include "output/size_pattern.hpp"
 
 namespace fizzgen {
 
@@ -54,7 +54,7 @@ struct run_options {
   pause_plan pauses;                                            ///< --stall and --burst: where the turn holder pauses
   /// Cut the stream into emits of exactly these sizes (the last one perhaps shorter), across chunk
   /// edges too: the turn holder copies a piece that spans two chunks into a buffer of its own.
-  std::optional<write_pattern> write_sizes;
+  std::optional<size_pattern> write_sizes;
 };
 
 /// Why a run ended.

@@ -13,8 +13,8 @@
 
 #include "engine/run.hpp"
 #include "engine/sizing.hpp"
-#include "engine/write_pattern.hpp"
 #include "generators/generator.hpp"
+#include "output/size_pattern.hpp"
 
 namespace fizzgen {
 
@@ -29,10 +29,10 @@ struct stream_overrides {
   std::optional<std::uint64_t> byte_limit;     ///< stop after exactly this many bytes
   std::optional<std::uint64_t> rate;           ///< bytes per second
   std::optional<std::chrono::steady_clock::duration> duration;
-  std::optional<write_pattern> write_sizes;  ///< write(2) calls of these sizes
-  pause_plan pauses;                         ///< --stall and --burst
-  std::stop_token stop;                      ///< a stop request ends the run at the next chunk
-  progress_counter* progress = nullptr;      ///< when set, emitted bytes and lines are added to it
+  std::optional<size_pattern> write_sizes;  ///< write(2) calls of these sizes
+  pause_plan pauses;                        ///< --stall and --burst
+  std::stop_token stop;                     ///< a stop request ends the run at the next chunk
+  progress_counter* progress = nullptr;     ///< when set, emitted bytes and lines are added to it
   /// Called once the output is open, just before the workers start (a progress display starts
   /// there, so that an output refused at the start prints nothing but its error).
   std::function<void()> on_start;

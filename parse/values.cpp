@@ -116,14 +116,14 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> random_range(std::string_
 
 }  // namespace
 
-write_sizes_text parse_write_sizes(std::string_view text) {
+write_sizes_text parse_write_sizes(std::string_view text, std::string_view option) {
   auto const one = [&](std::string_view size) {
-    std::uint64_t const n = parse_size("--write-size", size);
-    if (n == 0 || n > kMaxWriteSize) bad("--write-size", text, "needs sizes from 1 to 256M");
+    std::uint64_t const n = parse_size(option, size);
+    if (n == 0 || n > kMaxWriteSize) bad(option, text, "needs sizes from 1 to 256M");
     return n;
   };
   write_sizes_text w;
-  if (auto const range = random_range("--write-size", text, "random:MIN..MAX", one)) {
+  if (auto const range = random_range(option, text, "random:MIN..MAX", one)) {
     std::tie(w.lo, w.hi) = *range;
     return w;
   }

@@ -41,7 +41,8 @@ struct write_sizes_text {
   std::vector<std::uint64_t> list;  ///< empty for a range
   std::uint64_t lo = 0, hi = 0;     ///< the range, when list is empty
 };
-write_sizes_text parse_write_sizes(std::string_view text);
+/// `option` names the option in messages (check --read-size takes the same SIZES).
+write_sizes_text parse_write_sizes(std::string_view text, std::string_view option = "--write-size");
 
 /// --line-length: "L" (every line L bytes, its newline included) or "random:A..B" (lengths from A
 /// to B inclusive, drawn with the seed), each in parse_size's syntax, from 1 to kMaxLineLength.

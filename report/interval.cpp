@@ -10,10 +10,11 @@ double seconds(std::chrono::steady_clock::duration d) { return std::chrono::dura
 }  // namespace
 
 interval_report::interval_report(progress_counter const& counter, std::FILE* out,
-                                 std::chrono::steady_clock::duration period)
+                                 std::chrono::steady_clock::duration period, bool writer)
     : counter_(counter),
       out_(out),
       period_(period),
+      writer_(writer),
       start_(clock_type::now()),
       last_(start_),
       thread_([this](std::stop_token const& stop) { loop(stop); }) {}
@@ -24,13 +25,14 @@ void interval_report::line(clock_type::time_point now) {
   totals const t{counter_.bytes.load(std::memory_order_relaxed), counter_.lines.load(std::memory_order_relaxed),
                  counter_.stalls.load(std::memory_order_relaxed)};
   double const span = seconds(now - last_);
+  auto const writers = [this](std::uint64_t n) { return writer_ ? json(n) : json(nullptr); };
   json const j = {{"interval", {{"start", seconds(last_ - start_)}, {"end", seconds(now - start_)}}},
                   {"bytes", t.bytes - at_last_.bytes},
-                  {"lines", t.lines - at_last_.lines},
+                  {"lines", writers(t.lines - at_last_.lines)},
                   {"bytes_per_second", span > 0 ? static_cast<double>(t.bytes - at_last_.bytes) / span : 0.0},
-                  {"stalls", t.stalls - at_last_.stalls},
+                  {"stalls", writers(t.stalls - at_last_.stalls)},
                   {"total_bytes", t.bytes},
-                  {"total_lines", t.lines}};
+                  {"total_lines", writers(t.lines)}};
   std::fprintf(out_, "%s\n", j.dump().c_str());
   std::fflush(out_);
   at_last_ = t;
@@ -59,9 +61,9 @@ bool interval_report::finish(std::string const& status) noexcept {
     json const j = {{"summary",
                      {{"seconds", total},
                       {"bytes", at_last_.bytes},
-                      {"lines", at_last_.lines},
+                      {"lines", writer_ ? json(at_last_.lines) : json(nullptr)},
                       {"bytes_per_second", total > 0 ? static_cast<double>(at_last_.bytes) / total : 0.0},
-                      {"stalls", at_last_.stalls},
+                      {"stalls", writer_ ? json(at_last_.stalls) : json(nullptr)},
                       {"status", status}}}};
     std::fprintf(out_, "%s\n", j.dump().c_str());
   } catch (...) {  // no memory for a line: the report is incomplete, which the caller reports
@@ -71,6 +73,16 @@ bool interval_report::finish(std::string const& status) noexcept {
   thread_.request_stop();
   if (thread_.joinable()) thread_.join();
   return written && std::fflush(out_) == 0 && std::ferror(out_) == 0;
+}
+
+void interval_report::cancel() noexcept {
+  {
+    std::lock_guard const lock(mutex_);
+    finished_ = true;
+  }
+  wake_.notify_all();
+  thread_.request_stop();
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace fizzgen::cli

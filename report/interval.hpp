@@ -20,12 +20,16 @@ namespace fizzgen::cli {
 class interval_report {
  public:
   /// Starts reporting to out every `period` (a signal ends the run, whose end writes the summary).
-  interval_report(progress_counter const& counter, std::FILE* out, std::chrono::steady_clock::duration period);
+  /// Lines and stalls are the writer's; for a reader (`writer` false: check, sink) they are null.
+  interval_report(progress_counter const& counter, std::FILE* out, std::chrono::steady_clock::duration period,
+                  bool writer = true);
   ~interval_report();
   interval_report(interval_report const&) = delete;
   interval_report& operator=(interval_report const&) = delete;
   /// Writes the interval so far and the summary with `status`; once only. False when out failed.
   bool finish(std::string const& status) noexcept;
+  /// Ends the reporting without a summary (the run never started: a usage error).
+  void cancel() noexcept;
 
  private:
   using clock_type = std::chrono::steady_clock;
@@ -39,6 +43,7 @@ class interval_report {
   progress_counter const& counter_;
   std::FILE* out_;
   clock_type::duration period_;
+  bool writer_;
   clock_type::time_point start_, last_;
   totals at_last_;
   std::mutex mutex_;

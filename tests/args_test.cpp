@@ -2,7 +2,7 @@
 
 #include "cli/args.hpp"
 
-#include "engine/write_pattern.hpp"
+#include "output/size_pattern.hpp"
 
 #include <gtest/gtest.h>
 
@@ -235,10 +235,10 @@ TEST(ArgsWriteSizes, FixedListAndRange) {
 }
 
 TEST(WritePattern, ListRepeatsAndSeedsReproduce) {
-  write_pattern list(std::vector<std::size_t>{1, 4096, 7});
+  size_pattern list(std::vector<std::size_t>{1, 4096, 7});
   for (std::size_t want : {1u, 4096u, 7u, 1u, 4096u, 7u}) EXPECT_EQ(list.next(), want);
   EXPECT_EQ(list.largest(), 4096u);
-  write_pattern a(10, 20, 99), b(10, 20, 99), c(10, 20, 100);
+  size_pattern a(10, 20, 99), b(10, 20, 99), c(10, 20, 100);
   bool differs = false;
   std::vector<int> seen(21, 0);
   for (int i = 0; i < 2000; ++i) {

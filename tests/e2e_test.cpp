@@ -572,29 +572,40 @@ TEST_F(E2E, CheckVerifiesTheMorseStream) {
 
 // --interval: one JSON line per interval, back to back, whose bytes add up to the summary's, then
 // the summary; stalls counted; --report FILE instead of stderr, checked before the run.
-TEST_F(E2E, IntervalReportsAddUpToTheSummary) {
-  std::string const err =
-      ok("$F --bytes 3M --stall 1M:150ms --interval 100ms 2>err | $F check --bytes 3M >/dev/null && cat err");
+/// The lines of an --interval report: the intervals, back to back, adding up to the summary's
+/// bytes; returns the summary.
+nlohmann::ordered_json interval_summary(std::string const& report) {
   std::vector<nlohmann::ordered_json> lines;
-  for (std::size_t at = 0, end; (end = err.find('\n', at)) != std::string::npos; at = end + 1)
-    lines.push_back(parse_json(err.substr(at, end - at)));
-  ASSERT_GE(lines.size(), 3u) << err;  // two stalls of 150 ms: at least two intervals, then the summary
-  nlohmann::ordered_json const summary = lines.back().value("summary", nlohmann::ordered_json::object());
-  ASSERT_FALSE(summary.empty()) << err;
-  EXPECT_EQ(summary.value("status", ""), "ok");
-  EXPECT_EQ(summary.value("bytes", 0u), 3u << 20);
-  EXPECT_EQ(summary.value("stalls", 0u), 2u);
+  for (std::size_t at = 0, end; (end = report.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(parse_json(report.substr(at, end - at)));
+  if (lines.empty()) {
+    ADD_FAILURE() << "no lines: " << report;
+    return {};
+  }
   std::uint64_t bytes = 0;
   double end = 0;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     auto const& l = lines[i];
-    ASSERT_TRUE(l.contains("interval")) << l.dump();
+    EXPECT_TRUE(l.contains("interval")) << l.dump();
     EXPECT_DOUBLE_EQ(l["interval"].value("start", -1.0), end) << "intervals are back to back";
     end = l["interval"].value("end", 0.0);
     bytes += l.value("bytes", 0u);
     EXPECT_EQ(l.value("total_bytes", 0u), bytes);
   }
-  EXPECT_EQ(bytes, 3u << 20);
+  nlohmann::ordered_json summary = lines.back().value("summary", nlohmann::ordered_json::object());
+  EXPECT_EQ(summary.value("bytes", 0u), bytes) << report;
+  return summary;
+}
+
+TEST_F(E2E, IntervalReportsAddUpToTheSummary) {
+  std::string const err =
+      ok("$F --bytes 3M --stall 1M:150ms --interval 100ms 2>err | $F check --bytes 3M >/dev/null && cat err");
+  EXPECT_GE(count_lines(err), 3u) << err;  // two stalls of 150 ms: at least two intervals, then the summary
+  nlohmann::ordered_json const summary = interval_summary(err);
+  ASSERT_FALSE(summary.empty()) << err;
+  EXPECT_EQ(summary.value("status", ""), "ok");
+  EXPECT_EQ(summary.value("bytes", 0u), 3u << 20);
+  EXPECT_EQ(summary.value("stalls", 0u), 2u);
   std::string const quiet = ok("$F --bytes 1M --interval 1s --report rep 2>err | $F check -c 1M >/dev/null && cat err");
   EXPECT_EQ(quiet.find("interval"), std::string::npos) << quiet;
   EXPECT_NE(read_file(path("rep")).find("\"summary\""), std::string::npos);
@@ -603,6 +614,40 @@ TEST_F(E2E, IntervalReportsAddUpToTheSummary) {
     outcome const o = sh(bad);
     EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
     EXPECT_TRUE(o.out.empty()) << bad;
+  }
+}
+
+TEST_F(E2E, ReadersReportIntervalsAndCheckReadsInAPattern) {
+  // The receiving side reports as the sender does: check (reading in seeded random sizes, on two
+  // threads) and sink, each beside the stream's own report.
+  ok("$F --bytes 3M --stall 1M:150ms --interval 100ms --report tx | "
+     "$F check --bytes 3M --read-size random:1..64K --seed 9 -j 2 --interval 100ms --report rx >out");
+  EXPECT_NE(read_file(path("out")).find("OK"), std::string::npos);
+  nlohmann::ordered_json const tx = interval_summary(read_file(path("tx")));
+  nlohmann::ordered_json const rx = interval_summary(read_file(path("rx")));
+  EXPECT_EQ(tx.value("bytes", 0u), 3u << 20);
+  EXPECT_EQ(rx.value("bytes", 0u), 3u << 20);
+  EXPECT_EQ(rx.value("status", ""), "ok");
+  EXPECT_TRUE(rx["lines"].is_null()) << rx.dump();  // a reader counts bytes only
+  std::string const sunk = ok("$F --bytes 3M --stall 1M:150ms | $F sink -q --interval 100ms 2>&1");
+  nlohmann::ordered_json const sink = interval_summary(sunk);
+  EXPECT_EQ(sink.value("bytes", 0u), 3u << 20);
+  EXPECT_EQ(sink.value("status", ""), "ok");
+  // A check that fails says so in its summary; the list pattern reads the same stream as well.
+  outcome const lost =
+      sh("$F --count 1000 | head -c 100 | $F check --count 1000 --read-size 7,4096,1 "
+         "--interval 1s --report rx2");
+  EXPECT_EQ(lost.status, 1) << lost.err;
+  EXPECT_EQ(interval_summary(read_file(path("rx2"))).value("status", ""), "failed");
+  ok("$F --count 100000 | $F check --count 100000 --read-size 7,4096,1 -j 1 >/dev/null");
+  for (char const* bad :
+       {"$F check --read-size random:1..5 </dev/null", "$F check --read-size 0 </dev/null",
+        "$F check --interval 0 </dev/null", "$F check --report rep </dev/null", "$F sink --interval 0 </dev/null",
+        "$F sink --report rep </dev/null", "$F sink --interval 1s --report /nonexistent/x </dev/null"}) {
+    outcome const o = sh(bad);
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << bad;
+    EXPECT_EQ(count_lines(o.err), 1u) << bad << ": " << o.err;
   }
 }
 

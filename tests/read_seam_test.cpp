@@ -5,16 +5,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "consumer/consume.hpp"
 #include "engine/morse_stream.hpp"
 #include "output/sys.hpp"
 #include "verify/check.hpp"
+#include "verify/input.hpp"
 
 namespace {
 
@@ -36,11 +39,13 @@ struct read_script {
   int fail_after = -1;        ///< >= 0: calls after this many successful ones fail with err
   int err = EIO;
   int calls = 0, successes = 0;
+  std::vector<std::size_t> asked;  ///< the length of every call
 };
 read_script g_read;
 
 ssize_t fake_read(int fd, void* buf, std::size_t len) {
   ++g_read.calls;
+  g_read.asked.push_back(len);
   if (g_read.calls <= g_read.eintr_first || (g_read.eintr_every > 0 && g_read.calls % g_read.eintr_every == 0)) {
     errno = EINTR;
     return -1;
@@ -214,3 +219,30 @@ TEST_F(ReadSeam, MorseEncodesEveryByteThroughShortReadsAndEintr) {
 }
 
 }  // namespace
+
+TEST_F(ReadSeam, CheckReadsInTheSizesOfItsReadPattern) {
+  std::string const text = fizzbuzz(1, 20000);
+  using fizzgen::size_pattern;
+  for (unsigned threads : {1u, 3u}) {
+    for (bool random : {false, true}) {
+      g_read = {};
+      auto const pattern = [random] {
+        return random ? size_pattern(1, 7000, 42) : size_pattern(std::vector<std::size_t>{7, 4096, 1});
+      };
+      std::atomic<std::uint64_t> received{0};
+      fizzgen::check::plan_input({pattern(), &received});
+      fed_pipe p(text);
+      fizzgen::check::result const r =
+          threads == 1 ? fizzgen::check::check_fd(p.fd(), {}) : fizzgen::check::check_fd_parallel(p.fd(), {}, threads);
+      fizzgen::check::plan_input({});
+      EXPECT_TRUE(r.ok) << threads << random;
+      EXPECT_EQ(r.bytes, text.size()) << threads << random;
+      EXPECT_EQ(received.load(), text.size()) << threads << random;
+      // Every read(2) asked for exactly the pattern's next size, to the last one (which found the end).
+      size_pattern expected = pattern();
+      ASSERT_GT(g_read.asked.size(), 4u);
+      for (std::size_t i = 0; i < g_read.asked.size(); ++i)
+        ASSERT_EQ(g_read.asked[i], expected.next()) << "call " << i << ", threads " << threads << random;
+    }
+  }
+}

@@ -2,14 +2,14 @@
 
 #include <unistd.h>
 
-#include "output/sys.hpp"
+#include "verify/input.hpp"
 
 namespace fizzgen::check {
 
 std::size_t read_block(int fd, char* data, std::size_t size, int& error) {
   std::size_t have = 0;
   while (have < size) {
-    ssize_t const n = sys::read(fd, data + have, size - have);  // EINTR retried there
+    ssize_t const n = read_input(fd, data + have, size - have);  // EINTR retried there
     if (n < 0) {
       error = static_cast<int>(-n);
       break;

@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "output/sys.hpp"
+#include "verify/input.hpp"
 
 namespace fizzgen::check {
 namespace {
@@ -485,7 +485,7 @@ result check_fd(int fd, options const& o) {
   // The pipe's size is left alone on purpose: a vmsplice writer may size its buffer reuse by it.
   auto const buf = std::make_unique_for_overwrite<char[]>(kReadSize);
   for (;;) {
-    ssize_t const n = sys::read(fd, buf.get(), kReadSize);
+    ssize_t const n = read_input(fd, buf.get(), kReadSize);
     if (n < 0) throw std::system_error(static_cast<int>(-n), std::generic_category(), "read");
     if (n == 0 || !c.feed({buf.get(), static_cast<std::size_t>(n)})) break;
   }

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "output/sys.hpp"
+#include "verify/input.hpp"
 
 namespace fizzgen::check {
 
@@ -22,7 +22,7 @@ bool line_block_reader::next(line_block* b) {
   carry_.clear();
   bool eof = false;
   while (size < need) {
-    ssize_t const n = sys::read(fd_, b->data.get() + size, need - size);
+    ssize_t const n = read_input(fd_, b->data.get() + size, need - size);
     if (n < 0) throw std::system_error(static_cast<int>(-n), std::generic_category(), "read");
     if (n == 0) {
       eof = true;

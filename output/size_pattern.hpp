@@ -1,7 +1,8 @@
 #pragma once
-// --write-size: the sizes of the write(2) calls that cut the stream, one after another: a fixed
-// size, a repeating list, or sizes drawn uniformly from a range by a seeded generator of our own
-// (splitmix64), so one seed gives the same sequence on every machine and every build.
+// The sizes of a run of write(2) or read(2) calls, one after another (--write-size, check
+// --read-size): a fixed size, a repeating list, or sizes drawn uniformly from a range by a seeded
+// generator of our own (splitmix64), so one seed gives the same sequence on every machine and
+// every build.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,14 +11,14 @@
 
 namespace fizzgen {
 
-class write_pattern {
+class size_pattern {
  public:
   /// A repeating list (a fixed size is a list of one); every size > 0.
-  explicit write_pattern(std::vector<std::size_t> sizes) : sizes_(std::move(sizes)) {}
+  explicit size_pattern(std::vector<std::size_t> sizes) : sizes_(std::move(sizes)) {}
   /// Sizes from lo to hi inclusive (0 < lo <= hi), drawn with `seed`.
-  write_pattern(std::size_t lo, std::size_t hi, std::uint64_t seed) noexcept : lo_(lo), hi_(hi), state_(seed) {}
+  size_pattern(std::size_t lo, std::size_t hi, std::uint64_t seed) noexcept : lo_(lo), hi_(hi), state_(seed) {}
 
-  /// The next write's size.
+  /// The next call's size.
   std::size_t next() noexcept {
     if (!sizes_.empty()) {
       std::size_t const s = sizes_[at_];
