@@ -54,7 +54,8 @@ ssize_t read_input(int fd, char* data, std::size_t want) {
       std::memcpy(data, s.kept.get(), out);
       s.kept_at = out;
       s.kept_end = static_cast<std::size_t>(n);
-      if (s.plan.received != nullptr) s.plan.received->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+      if (s.plan.received != nullptr)
+        s.plan.received->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
       return static_cast<ssize_t>(out);
     }
   }
