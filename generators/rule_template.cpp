@@ -1,6 +1,7 @@
 #include "generators/rule_template.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -54,6 +55,69 @@ block_plan plan_block(rule_template const& t, std::size_t width, std::size_t w) 
   return plan;
 }
 
+/// The block of t at this width as permutations of lane-byte lanes, stored `vector` bytes at a
+/// time (so the lanes come in whole vectors); no plan (lane_bytes 0) when a lane's prefix bytes
+/// span more than a lane's window, or 64-byte lanes need more than 64 distinct constant bytes.
+permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t lane, std::size_t vector) {
+  constexpr std::uint32_t kConstant = 1U << 31;  // a source that is this constant byte, not a prefix byte
+  std::size_t const len = width - 1;
+  permute_plan plan;
+  std::vector<std::uint32_t> source;  // by block byte: its packed prefix byte, or kConstant | the byte
+  plan.line_offset.reserve(t.block_lines + 1);
+  for (std::uint64_t j = 0; j < t.block_lines; ++j) {
+    plan.line_offset.push_back(static_cast<std::uint32_t>(source.size()));
+    std::uint8_t const k = t.line_image[j];
+    if (k < 10) {
+      for (std::size_t i = 0; i < len; ++i) source.push_back(static_cast<std::uint32_t>(j / 10 * len + i));
+      source.push_back(kConstant | ('0' + k));
+    } else {
+      for (char const c : t.words[k - 10]) source.push_back(kConstant | static_cast<std::uint8_t>(c));
+    }
+    source.push_back(kConstant | '\n');
+  }
+  plan.line_offset.push_back(static_cast<std::uint32_t>(source.size()));
+  plan.block_bytes = source.size();
+  std::size_t const lanes = (plan.block_bytes + vector - 1) / vector * (vector / lane);
+  std::array<int, 256> constant_at{};  // 1 + the byte's place in plan.constants, 0: not there yet
+  std::size_t n_constants = 0;
+  plan.window.resize(lanes);
+  plan.index.resize((lanes * lane + 63) / 64);
+  if (lane < 64) plan.image.resize(plan.index.size());
+  std::uint8_t* const index = plan.index.front().bytes;
+  for (std::size_t i = 0; i < lanes; ++i) {
+    std::size_t const from = std::min(i * lane, plan.block_bytes);
+    std::size_t const to = std::min(from + lane, plan.block_bytes);
+    std::uint32_t lo = UINT32_MAX, hi = 0;
+    for (std::size_t b = from; b < to; ++b)
+      if ((source[b] & kConstant) == 0) lo = std::min(lo, source[b]), hi = std::max(hi, source[b]);
+    if (lo == UINT32_MAX) lo = hi = 0;
+    if (hi - lo >= lane) return {};
+    plan.window[i] = lo;
+    for (std::size_t b = 0; b < lane; ++b) {
+      std::size_t const at = i * lane + b;
+      std::uint32_t const s = from + b < to ? source[from + b] : kConstant | '\n';  // past the block: anything
+      if ((s & kConstant) == 0) {
+        index[at] = static_cast<std::uint8_t>(s - lo);
+        continue;
+      }
+      auto const c = static_cast<std::uint8_t>(s);
+      if (lane < 64) {
+        index[at] = 0x80;
+        plan.image.front().bytes[at] = c;
+        continue;
+      }
+      if (constant_at[c] == 0) {
+        if (n_constants == 64) return {};
+        plan.constants.bytes[n_constants] = c;
+        constant_at[c] = static_cast<int>(++n_constants);
+      }
+      index[at] = static_cast<std::uint8_t>(64 + constant_at[c] - 1);
+    }
+  }
+  plan.lane_bytes = lane;
+  return plan;
+}
+
 }  // namespace
 
 std::optional<rule_template> rule_template::build(rule_set const& rules, std::uint64_t period) {
@@ -87,8 +151,20 @@ std::size_t rule_template::store_bytes(std::size_t line, std::size_t vector_byte
   return line <= 32 ? 32 : 64;
 }
 
-void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t vector_bytes) {
+void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t vector_bytes, std::size_t lane_bytes) {
   if (block_lines > kMaxPlannedBlock) return;
+  std::size_t const groups = block_lines / 10;
+  for (std::size_t width = std::max<std::size_t>(first, 2); lane_bytes != 0 && width <= last; ++width) {
+    if (width > kMaxPermuteWidth) break;
+    if (permutes.size() <= width) permutes.resize(width + 1);
+    permutes[width] = plan_permute(*this, width, lane_bytes, vector_bytes);
+    // The permuting kernel's scratch: the hundred two-digit vectors, then the packed prefixes with
+    // a window's and a prefix store's reach past them.
+    // a window's and a prefix store's reach past them (the kernel packs kPermutePacked bytes of
+    // prefixes ahead, or one block's).
+    if (permutes[width].lane_bytes != 0)
+      scratch_bytes = std::max(scratch_bytes, 100 * 64 + std::max(groups * (width - 1), kPermutePacked) + 128);
+  }
   for (std::size_t width = std::max<std::size_t>(first, 2); width <= last; ++width) {
     std::size_t const w = store_bytes(std::max(width, longest_word) + 1, vector_bytes);
     if (w == 0) break;  // wider numbers do not fit either
@@ -96,7 +172,6 @@ void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t
     plans[width] = plan_block(*this, width, w);
     // rule_template_fill's scratch: the images, a prefix per group of ten (and one more), the
     // hundred two-digit vectors, each part 64-aligned.
-    std::size_t const groups = block_lines / 10;
     scratch_bytes = std::max(scratch_bytes, plans[width].images.size() + 64 + (groups + 1 + 100) * w + 64);
   }
 }

@@ -1,10 +1,35 @@
-// The custom-rules template kernel for sse4_2: the only file compiled with sse4_2's flags.
+// The custom-rules template kernel for sse4_2: the only file compiled with sse4_2's flags. Widths
+// with a permutation plan write 16 bytes per store, each a pshufb of a 16-byte window of the
+// packed prefixes ORed with the lane's constant bytes; the others take the store plans.
+#include <immintrin.h>
+
+#include "generators/rule_permute_impl.hpp"
 #include "generators/rule_template_impl.hpp"
 
 namespace fizzgen {
+namespace {
+
+struct sse4_2_writer {
+  static constexpr std::size_t kBytes = 16;
+  std::uint32_t const* window;
+  std::uint8_t const* index;
+  std::uint8_t const* image;
+
+  void write(std::uint8_t* dst, std::uint8_t const* packed, std::size_t v) const noexcept {
+    __m128i const prefixes = _mm_loadu_si128(reinterpret_cast<__m128i const*>(packed + window[v]));
+    __m128i const bytes = _mm_load_si128(reinterpret_cast<__m128i const*>(index + 16 * v));
+    __m128i const constants = _mm_load_si128(reinterpret_cast<__m128i const*>(image + 16 * v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_or_si128(_mm_shuffle_epi8(prefixes, bytes), constants));
+  }
+};
+
+}  // namespace
 
 char* rule_template_sse4_2(char* out, rule_template const& t, char const* number, std::size_t width,
                            std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
+  if (permute_plan const* plan = t.permute_for(width, 16))
+    return permute_lines<xsimd::sse4_2>(sse4_2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0)}, out,
+                                        t, *plan, number, width, phase, lines, scratch);
   if (rule_template::store_bytes(std::max(width, t.longest_word) + 1, 16) != 16) return nullptr;
   return rule_template_fill{}(xsimd::sse4_2{}, out, t, number, width, phase, lines, scratch);
 }

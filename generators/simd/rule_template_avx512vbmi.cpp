@@ -1,0 +1,45 @@
+// The custom-rules template kernel for AVX-512 VBMI: the only file compiled with its flags.
+//
+// As the classic kernel does, every 64 output bytes of a block are one byte permutation
+// (vpermi2b) of a 128-byte source: the 64-byte window of the block's packed prefixes that the
+// vector's numbers need, and 64 constant bytes (units digits, newline, the words' letters). So a
+// block costs one window load, one index load, one permute and one store per 64 bytes, whatever
+// its lines are. Prefixes are packed 32 bytes a store (most are shorter). Widths without a
+// permutation plan take the avx512bw store kernel.
+
+#include <immintrin.h>
+
+#include "generators/rule_permute_impl.hpp"
+
+namespace fizzgen {
+
+char* rule_template_avx512bw(char* out, rule_template const& t, char const* number, std::size_t width,
+                             std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept;
+
+namespace {
+
+struct vbmi_writer {
+  static constexpr std::size_t kBytes = 64;
+  std::uint32_t const* window;
+  std::uint8_t const* index;
+  __m512i constants;
+
+  void write(std::uint8_t* dst, std::uint8_t const* packed, std::size_t v) const noexcept {
+    __m512i const prefixes = _mm512_loadu_si512(packed + window[v]);
+    __m512i const bytes = _mm512_load_si512(index + 64 * v);
+    _mm512_storeu_si512(dst, _mm512_permutex2var_epi8(prefixes, bytes, constants));
+  }
+};
+
+}  // namespace
+
+/// See template_fn; lanes of 64 bytes (kernel_arch::rules_lane).
+char* rule_template_avx512vbmi(char* out, rule_template const& t, char const* number, std::size_t width,
+                               std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
+  permute_plan const* plan = t.permute_for(width, 64);
+  if (plan == nullptr) return rule_template_avx512bw(out, t, number, width, phase, lines, scratch);
+  vbmi_writer const writer{plan->window.data(), plan->index_of(0), _mm512_load_si512(plan->constants.bytes)};
+  return permute_lines<xsimd::avx2>(writer, out, t, *plan, number, width, phase, lines, scratch);
+}
+
+}  // namespace fizzgen
