@@ -114,6 +114,21 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
       index[at] = static_cast<std::uint8_t>(64 + constant_at[c] - 1);
     }
   }
+  // The table's runs: prefix digit i of prefix e at byte e * len + i; the last one or two digits
+  // are e's, the others spread from the run's high digits.
+  std::size_t const tail = std::min<std::size_t>(len, 2), span = tail == 2 ? 100 : 10;
+  std::size_t const spread_vectors = (span * len + vector - 1) / vector;
+  plan.spread_index.resize((spread_vectors * vector + 63) / 64);
+  plan.spread_low.resize(plan.spread_index.size());
+  for (std::size_t b = 0; b < spread_vectors * vector; ++b) {
+    std::size_t const e = b / len, i = b % len;
+    bool const high = e < span && i < len - tail;
+    plan.spread_index.front().bytes[b] = high ? static_cast<std::uint8_t>(i) : lane < 64 ? 0x80 : 63;
+    std::uint8_t digit = 0;
+    if (e < span && i == len - 1) digit = static_cast<std::uint8_t>('0' + e % 10);
+    if (e < span && tail == 2 && i == len - 2) digit = static_cast<std::uint8_t>('0' + e / 10);
+    plan.spread_low.front().bytes[b] = digit;
+  }
   plan.lane_bytes = lane;
   return plan;
 }
@@ -158,12 +173,11 @@ void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t
     if (width > kMaxPermuteWidth) break;
     if (permutes.size() <= width) permutes.resize(width + 1);
     permutes[width] = plan_permute(*this, width, lane_bytes, vector_bytes);
-    // The permuting kernel's scratch: the hundred two-digit vectors, then the packed prefixes with
-    // a window's and a prefix store's reach past them.
-    // a window's and a prefix store's reach past them (the kernel packs kPermutePacked bytes of
-    // prefixes ahead, or one block's).
+    // The permuting kernel's scratch: its table of prefixes, with a store's and a window's reach
+    // past it.
     if (permutes[width].lane_bytes != 0)
-      scratch_bytes = std::max(scratch_bytes, 100 * 64 + std::max(groups * (width - 1), kPermutePacked) + 128);
+      scratch_bytes =
+          std::max(scratch_bytes, permute_runs(groups, width - 1) * (width >= 3 ? 100 : 10) * (width - 1) + 192);
   }
   for (std::size_t width = std::max<std::size_t>(first, 2); width <= last; ++width) {
     std::size_t const w = store_bytes(std::max(width, longest_word) + 1, vector_bytes);

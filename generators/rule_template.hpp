@@ -59,6 +59,11 @@ struct permute_plan {
   std::vector<lane_bytes64> index;         ///< lane_bytes per lane
   std::vector<lane_bytes64> image;         ///< lane_bytes per lane, lanes under 64 bytes only
   lane_bytes64 constants{};                ///< 64-byte lanes only
+  /// A run of the table of prefixes the windows are read from: span (100, or 10 for one-digit
+  /// prefixes) consecutive prefixes from one ending in zeros, whose last digits are constant
+  /// (`spread_low`) and whose other digits, the same for all, are spread over them by a shuffle
+  /// (`spread_index`: the digit, or a zero); one store's bytes at a time.
+  std::vector<lane_bytes64> spread_index, spread_low;
 
   std::uint8_t const* index_of(std::size_t lane) const noexcept { return index.front().bytes + lane * lane_bytes; }
   std::uint8_t const* image_of(std::size_t lane) const noexcept { return image.front().bytes + lane * lane_bytes; }
@@ -93,9 +98,16 @@ struct rule_template {
   /// longer lines (11.3 GiB/s there).
   static std::size_t store_bytes(std::size_t line, std::size_t vector_bytes) noexcept;
 
-  /// Bytes of prefixes a permuting kernel packs at most ahead of the vectors that read them, or
-  /// one block's when more.
-  static constexpr std::size_t kPermutePacked = 4096;
+  /// Bytes of prefixes a permuting kernel's table holds at least (a block's and a run's more when
+  /// a block is longer): the table is rewritten once its blocks have gone past it.
+  static constexpr std::size_t kPermuteTable = 4096;
+
+  /// Runs of prefixes in a permuting kernel's table for blocks of `groups` groups of ten and
+  /// prefixes of `len` digits: a block starts anywhere in the first run and ends within the table.
+  static std::uint64_t permute_runs(std::uint64_t groups, std::size_t len) noexcept {
+    std::uint64_t const span = len >= 2 ? 100 : 10;
+    return std::max<std::uint64_t>(1 + (groups + span - 1) / span, kPermuteTable / (span * len));
+  }
   /// Widest number a permutation plan takes: its prefix fits one 64-byte vector with room to spare.
   static constexpr std::size_t kMaxPermuteWidth = 63;
 

@@ -15,15 +15,24 @@ struct avx2_writer {
   std::uint32_t const* window;
   std::uint8_t const* index;
   std::uint8_t const* image;
+  std::uint8_t const* spread_index;
+  std::uint8_t const* spread_low;
 
-  void write(std::uint8_t* dst, std::uint8_t const* packed, std::size_t v) const noexcept {
-    __m128i const low = _mm_loadu_si128(reinterpret_cast<__m128i const*>(packed + window[2 * v]));
-    __m128i const high = _mm_loadu_si128(reinterpret_cast<__m128i const*>(packed + window[2 * v + 1]));
-    __m256i const prefixes = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
+  void write(std::uint8_t* dst, std::uint8_t const* prefixes, std::size_t v) const noexcept {
+    __m128i const low = _mm_loadu_si128(reinterpret_cast<__m128i const*>(prefixes + window[2 * v]));
+    __m128i const high = _mm_loadu_si128(reinterpret_cast<__m128i const*>(prefixes + window[2 * v + 1]));
+    __m256i const source = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
     __m256i const bytes = _mm256_load_si256(reinterpret_cast<__m256i const*>(index + 32 * v));
     __m256i const constants = _mm256_load_si256(reinterpret_cast<__m256i const*>(image + 32 * v));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
-                        _mm256_or_si256(_mm256_shuffle_epi8(prefixes, bytes), constants));
+                        _mm256_or_si256(_mm256_shuffle_epi8(source, bytes), constants));
+  }
+  void spread(std::uint8_t* dst, std::uint8_t const* high, std::size_t k) const noexcept {
+    __m256i const digits =
+        _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<__m128i const*>(high))),
+                            _mm256_load_si256(reinterpret_cast<__m256i const*>(spread_index + 32 * k)));
+    __m256i const low = _mm256_load_si256(reinterpret_cast<__m256i const*>(spread_low + 32 * k));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_or_si256(digits, low));
   }
 };
 
@@ -32,8 +41,9 @@ struct avx2_writer {
 char* rule_template_avx2(char* out, rule_template const& t, char const* number, std::size_t width, std::uint64_t phase,
                          std::uint64_t lines, std::byte* scratch) noexcept {
   if (permute_plan const* plan = t.permute_for(width, 16))
-    return permute_lines<xsimd::avx2>(avx2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0)}, out, t,
-                                      *plan, number, width, phase, lines, scratch);
+    return permute_lines(avx2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0),
+                                     plan->spread_index.front().bytes, plan->spread_low.front().bytes},
+                         out, t, *plan, number, width, phase, lines, scratch);
   if (rule_template::store_bytes(std::max(width, t.longest_word) + 1, 32) != 32) return nullptr;
   return rule_template_fill{}(xsimd::avx2{}, out, t, number, width, phase, lines, scratch);
 }

@@ -14,12 +14,20 @@ struct sse4_2_writer {
   std::uint32_t const* window;
   std::uint8_t const* index;
   std::uint8_t const* image;
+  std::uint8_t const* spread_index;
+  std::uint8_t const* spread_low;
 
-  void write(std::uint8_t* dst, std::uint8_t const* packed, std::size_t v) const noexcept {
-    __m128i const prefixes = _mm_loadu_si128(reinterpret_cast<__m128i const*>(packed + window[v]));
+  void write(std::uint8_t* dst, std::uint8_t const* prefixes, std::size_t v) const noexcept {
+    __m128i const source = _mm_loadu_si128(reinterpret_cast<__m128i const*>(prefixes + window[v]));
     __m128i const bytes = _mm_load_si128(reinterpret_cast<__m128i const*>(index + 16 * v));
     __m128i const constants = _mm_load_si128(reinterpret_cast<__m128i const*>(image + 16 * v));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_or_si128(_mm_shuffle_epi8(prefixes, bytes), constants));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_or_si128(_mm_shuffle_epi8(source, bytes), constants));
+  }
+  void spread(std::uint8_t* dst, std::uint8_t const* high, std::size_t k) const noexcept {
+    __m128i const digits = _mm_shuffle_epi8(_mm_load_si128(reinterpret_cast<__m128i const*>(high)),
+                                            _mm_load_si128(reinterpret_cast<__m128i const*>(spread_index + 16 * k)));
+    __m128i const low = _mm_load_si128(reinterpret_cast<__m128i const*>(spread_low + 16 * k));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_or_si128(digits, low));
   }
 };
 
@@ -28,8 +36,9 @@ struct sse4_2_writer {
 char* rule_template_sse4_2(char* out, rule_template const& t, char const* number, std::size_t width,
                            std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   if (permute_plan const* plan = t.permute_for(width, 16))
-    return permute_lines<xsimd::sse4_2>(sse4_2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0)}, out,
-                                        t, *plan, number, width, phase, lines, scratch);
+    return permute_lines(sse4_2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0),
+                                       plan->spread_index.front().bytes, plan->spread_low.front().bytes},
+                         out, t, *plan, number, width, phase, lines, scratch);
   if (rule_template::store_bytes(std::max(width, t.longest_word) + 1, 16) != 16) return nullptr;
   return rule_template_fill{}(xsimd::sse4_2{}, out, t, number, width, phase, lines, scratch);
 }
