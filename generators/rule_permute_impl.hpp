@@ -51,21 +51,20 @@ struct split_prefix {
 }  // namespace
 
 /// Writes `lines` lines from the number whose width >= 2 digits are at `number`, which is `phase`
-/// mod t.block_lines, with `plan` (made for this width and Writer's lanes). The prefixes come from
+/// mod the template's block_lines, with `plan` (made for this width and Writer's lanes). The prefixes come from
 /// a table of consecutive ones, `runs` runs of `span` at a time (each run written with a few
 /// Writer spreads of its high digits over the plan's image of the low ones, so that no group costs
 /// a store of its own); a block's windows are read from the table at its first prefix. Writer:
 /// `kBytes` (a store's bytes, lanes of plan.lane_bytes), write(dst, prefixes, vector) and
 /// spread(dst, high, vector), holding the plan's arrays as plain pointers (a copy here, so that no
 /// store can alias them and they stay in registers). Stores up to kBytes past the returned end;
-/// `scratch` holds t.scratch_bytes bytes, 64-aligned.
+/// `scratch` holds the template's scratch_bytes bytes, 64-aligned.
 template <class Writer>
-char* permute_lines(Writer const writer, char* out, rule_template const& t, permute_plan const& plan,
-                    char const* number, std::size_t width, std::uint64_t phase, std::uint64_t lines,
-                    std::byte* scratch) noexcept {
+char* permute_lines(Writer const writer, char* out, permute_plan const& plan, char const* number, std::size_t width,
+                    std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   constexpr std::size_t kBytes = Writer::kBytes;
   std::size_t const len = width - 1;
-  std::uint64_t const q = t.block_lines;
+  std::uint64_t const q = plan.block_lines;  // phase, mod the template's block, is one of it too
   std::uint64_t const groups = q / 10;
   auto* const table = reinterpret_cast<std::uint8_t*>(scratch);
   // The block's first prefix (that of its phase 0, which may lie before this chunk) and where it

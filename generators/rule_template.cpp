@@ -62,11 +62,16 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
   constexpr std::uint32_t kConstant = 1U << 31;  // a source that is this constant byte, not a prefix byte
   std::size_t const len = width - 1;
   permute_plan plan;
+  // Short blocks are planned several at a time, so that the kernel's loop over vectors runs long.
+  std::uint64_t bytes = 0;
+  for (std::uint64_t j = 0; j < t.block_lines; ++j)
+    bytes += (t.line_image[j] < 10 ? width : t.words[t.line_image[j] - 10].size()) + 1;
+  plan.block_lines = t.block_lines * std::max<std::uint64_t>(1, rule_template::kPermuteBlock / bytes);
   std::vector<std::uint32_t> source;  // by block byte: its packed prefix byte, or kConstant | the byte
-  plan.line_offset.reserve(t.block_lines + 1);
-  for (std::uint64_t j = 0; j < t.block_lines; ++j) {
+  plan.line_offset.reserve(plan.block_lines + 1);
+  for (std::uint64_t j = 0; j < plan.block_lines; ++j) {
     plan.line_offset.push_back(static_cast<std::uint32_t>(source.size()));
-    std::uint8_t const k = t.line_image[j];
+    std::uint8_t const k = t.line_image[j % t.block_lines];
     if (k < 10) {
       for (std::size_t i = 0; i < len; ++i) source.push_back(static_cast<std::uint32_t>(j / 10 * len + i));
       source.push_back(kConstant | ('0' + k));
@@ -176,8 +181,9 @@ void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t
     // The permuting kernel's scratch: its table of prefixes, with a store's and a window's reach
     // past it.
     if (permutes[width].lane_bytes != 0)
-      scratch_bytes =
-          std::max(scratch_bytes, permute_runs(groups, width - 1) * (width >= 3 ? 100 : 10) * (width - 1) + 192);
+      scratch_bytes = std::max(
+          scratch_bytes,
+          permute_runs(permutes[width].block_lines / 10, width - 1) * (width >= 3 ? 100 : 10) * (width - 1) + 192);
   }
   for (std::size_t width = std::max<std::size_t>(first, 2); width <= last; ++width) {
     std::size_t const w = store_bytes(std::max(width, longest_word) + 1, vector_bytes);

@@ -45,14 +45,15 @@ struct alignas(64) lane_bytes64 {
   std::uint8_t bytes[64];
 };
 
-/// One block (Q lines from phase 0) at one digit width as byte permutations instead of a store per
-/// line: the block's prefixes are packed (group g's width - 1 digits at g * (width - 1)), and output
-/// lane i (lane_bytes bytes at lane_bytes * i) takes each byte from the lane_bytes-wide window of
-/// the packed prefixes at window[i] or, where the byte is constant (a units digit, a newline, a
-/// word), from the constants: a 64-byte source next to the window (index 64 + k) for 64-byte lanes,
-/// the lane's `image` (index 0x80, which shuffles to zero) for narrower ones. Built once per width.
+/// One block (block_lines, a multiple of Q, from phase 0) at one digit width as byte permutations instead of a store
+/// per line: the block's prefixes are packed (group g's width - 1 digits at g * (width - 1)), and output lane i
+/// (lane_bytes bytes at lane_bytes * i) takes each byte from the lane_bytes-wide window of the packed prefixes at
+/// window[i] or, where the byte is constant (a units digit, a newline, a word), from the constants: a 64-byte source
+/// next to the window (index 64 + k) for 64-byte lanes, the lane's `image` (index 0x80, which shuffles to zero) for
+/// narrower ones. Built once per width.
 struct permute_plan {
-  std::size_t lane_bytes = 0;  ///< 0: not planned
+  std::size_t lane_bytes = 0;     ///< 0: not planned
+  std::uint64_t block_lines = 0;  ///< a multiple of the template's: short blocks go several at a time
   std::size_t block_bytes = 0;
   std::vector<std::uint32_t> line_offset;  ///< by phase, Q + 1 of them: where each line starts
   std::vector<std::uint32_t> window;       ///< by lane: the first packed prefix byte its window holds
@@ -101,6 +102,9 @@ struct rule_template {
   /// Bytes of prefixes a permuting kernel's table holds at least (a block's and a run's more when
   /// a block is longer): the table is rewritten once its blocks have gone past it.
   static constexpr std::size_t kPermuteTable = 4096;
+  /// Bytes a permutation plan's block takes at least, as whole template blocks, when one is shorter
+  /// (one 210-line block of 3:Fizz 5:Buzz 7:Bazz is 27 vectors, and each block costs a loop exit).
+  static constexpr std::size_t kPermuteBlock = 8192;
 
   /// Runs of prefixes in a permuting kernel's table for blocks of `groups` groups of ten and
   /// prefixes of `len` digits: a block starts anywhere in the first run and ends within the table.

@@ -581,13 +581,16 @@ TEST(FizzBuzzRules, PermutationPlansCoverEveryWidthTheirConstantsFit) {
       ASSERT_EQ(plan != nullptr, width <= widest) << width << " " << lane;
       if (plan == nullptr) continue;
       EXPECT_EQ(t.permute_for(width, lane == 16 ? 64 : 16), nullptr);
-      // A block is lcm(105, 10) = 210 lines: the oracle's bytes for 210 lines of this width.
-      if (width >= 3) {
+      // A block is whole lcm(105, 10) = 210-line blocks, at least kPermuteBlock bytes of them: the
+      // oracle's bytes for as many lines of this width.
+      EXPECT_EQ(plan->block_lines % 210, 0u);
+      EXPECT_GE(plan->block_bytes, fizzgen::rule_template::kPermuteBlock / 2);
+      if (width >= 5) {
         std::string ten_to_the(width, '0');
         ten_to_the[0] = '1';
-        EXPECT_EQ(plan->block_bytes, oracle::fizzbuzz_lines(ten_to_the, rules357, 210).size());
+        EXPECT_EQ(plan->block_bytes, oracle::fizzbuzz_lines(ten_to_the, rules357, plan->block_lines).size());
       }
-      EXPECT_EQ(plan->line_offset.size(), 211u);
+      EXPECT_EQ(plan->line_offset.size(), plan->block_lines + 1);
       EXPECT_EQ(plan->window.size() * lane % 64, 0u);
     }
   }

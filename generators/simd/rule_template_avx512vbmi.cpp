@@ -54,7 +54,7 @@ char* rule_template_avx512vbmi(char* out, rule_template const& t, char const* nu
   if (plan == nullptr) return rule_template_avx512bw(out, t, number, width, phase, lines, scratch);
   vbmi_writer const writer{plan->window.data(), plan->index_of(0), plan->spread_index.front().bytes,
                            plan->spread_low.front().bytes, _mm512_load_si512(plan->constants.bytes)};
-  return permute_lines(writer, out, t, *plan, number, width, phase, lines, scratch);
+  return permute_lines(writer, out, *plan, number, width, phase, lines, scratch);
 }
 
 }  // namespace fizzgen
