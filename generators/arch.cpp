@@ -73,6 +73,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .available = __builtin_cpu_supports("avx2") != 0,
          .vector_bytes = 32,
          .rules = rule_template_avx2,
+         .rules_lane = 16,
          .morse_blocks = morse_fizzbuzz_blocks_avx2},
         {.name = "sse4.2",
          .max_prefix = 62,
@@ -80,6 +81,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .available = __builtin_cpu_supports("sse4.2") != 0,
          .vector_bytes = 16,
          .rules = rule_template_sse4_2,
+         .rules_lane = 16,
          .morse_blocks = morse_fizzbuzz_blocks_sse4_2},
         {.name = "scalar", .available = true},
     }};

@@ -61,6 +61,8 @@ block_plan plan_block(rule_template const& t, std::size_t width, std::size_t w) 
 permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t lane, std::size_t vector) {
   constexpr std::uint32_t kConstant = 1U << 31;  // a source that is this constant byte, not a prefix byte
   std::size_t const len = width - 1;
+  // The table's runs are spread from a prefix's digits but the last two, read as one lane.
+  if (len > lane + 2) return {};
   permute_plan plan;
   // Short blocks are planned several at a time, so that the kernel's loop over vectors runs long.
   std::uint64_t bytes = 0;
