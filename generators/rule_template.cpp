@@ -90,7 +90,7 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
   plan.window.resize(lanes);
   plan.index.resize((lanes * lane + 63) / 64);
   if (lane < 64) plan.image.resize(plan.index.size());
-  std::uint8_t* const index = plan.index.front().bytes;
+  std::uint8_t* const index = lane_data(plan.index);
   for (std::size_t i = 0; i < lanes; ++i) {
     std::size_t const from = std::min(i * lane, plan.block_bytes);
     std::size_t const to = std::min(from + lane, plan.block_bytes);
@@ -110,7 +110,7 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
       auto const c = static_cast<std::uint8_t>(s);
       if (lane < 64) {
         index[at] = 0x80;
-        plan.image.front().bytes[at] = c;
+        lane_data(plan.image)[at] = c;
         continue;
       }
       if (constant_at[c] == 0) {
@@ -130,11 +130,11 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
   for (std::size_t b = 0; b < spread_vectors * vector; ++b) {
     std::size_t const e = b / len, i = b % len;
     bool const high = e < span && i < len - tail;
-    plan.spread_index.front().bytes[b] = high ? static_cast<std::uint8_t>(i) : lane < 64 ? 0x80 : 63;
+    lane_data(plan.spread_index)[b] = high ? static_cast<std::uint8_t>(i) : lane < 64 ? 0x80 : 63;
     std::uint8_t digit = 0;
     if (e < span && i == len - 1) digit = static_cast<std::uint8_t>('0' + e % 10);
     if (e < span && tail == 2 && i == len - 2) digit = static_cast<std::uint8_t>('0' + e / 10);
-    plan.spread_low.front().bytes[b] = digit;
+    lane_data(plan.spread_low)[b] = digit;
   }
   plan.lane_bytes = lane;
   return plan;

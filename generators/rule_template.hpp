@@ -45,6 +45,14 @@ struct alignas(64) lane_bytes64 {
   std::uint8_t bytes[64];
 };
 
+/// The bytes of `v` as one array (lanes of any width run across its elements).
+inline std::uint8_t* lane_data(std::vector<lane_bytes64>& v) noexcept {
+  return reinterpret_cast<std::uint8_t*>(v.data());
+}
+inline std::uint8_t const* lane_data(std::vector<lane_bytes64> const& v) noexcept {
+  return reinterpret_cast<std::uint8_t const*>(v.data());
+}
+
 /// One block (block_lines, a multiple of Q, from phase 0) at one digit width as byte permutations instead of a store
 /// per line: the block's prefixes are packed (group g's width - 1 digits at g * (width - 1)), and output lane i
 /// (lane_bytes bytes at lane_bytes * i) takes each byte from the lane_bytes-wide window of the packed prefixes at
@@ -66,8 +74,8 @@ struct permute_plan {
   /// (`spread_index`: the digit, or a zero); one store's bytes at a time.
   std::vector<lane_bytes64> spread_index, spread_low;
 
-  std::uint8_t const* index_of(std::size_t lane) const noexcept { return index.front().bytes + lane * lane_bytes; }
-  std::uint8_t const* image_of(std::size_t lane) const noexcept { return image.front().bytes + lane * lane_bytes; }
+  std::uint8_t const* index_of(std::size_t lane) const noexcept { return lane_data(index) + lane * lane_bytes; }
+  std::uint8_t const* image_of(std::size_t lane) const noexcept { return lane_data(image) + lane * lane_bytes; }
 };
 
 struct rule_template {

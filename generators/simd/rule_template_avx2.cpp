@@ -42,7 +42,7 @@ char* rule_template_avx2(char* out, rule_template const& t, char const* number, 
                          std::uint64_t lines, std::byte* scratch) noexcept {
   if (permute_plan const* plan = t.permute_for(width, 16))
     return permute_lines(avx2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0),
-                                     plan->spread_index.front().bytes, plan->spread_low.front().bytes},
+                                     lane_data(plan->spread_index), lane_data(plan->spread_low)},
                          out, *plan, number, width, phase, lines, scratch);
   if (rule_template::store_bytes(std::max(width, t.longest_word) + 1, 32) != 32) return nullptr;
   return rule_template_fill{}(xsimd::avx2{}, out, t, number, width, phase, lines, scratch);

@@ -52,8 +52,8 @@ char* rule_template_avx512vbmi(char* out, rule_template const& t, char const* nu
                                std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   permute_plan const* plan = t.permute_for(width, 64);
   if (plan == nullptr) return rule_template_avx512bw(out, t, number, width, phase, lines, scratch);
-  vbmi_writer const writer{plan->window.data(), plan->index_of(0), plan->spread_index.front().bytes,
-                           plan->spread_low.front().bytes, _mm512_load_si512(plan->constants.bytes)};
+  vbmi_writer const writer{plan->window.data(), plan->index_of(0), lane_data(plan->spread_index),
+                           lane_data(plan->spread_low), _mm512_load_si512(plan->constants.bytes)};
   return permute_lines(writer, out, *plan, number, width, phase, lines, scratch);
 }
 

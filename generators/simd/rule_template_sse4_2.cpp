@@ -37,7 +37,7 @@ char* rule_template_sse4_2(char* out, rule_template const& t, char const* number
                            std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   if (permute_plan const* plan = t.permute_for(width, 16))
     return permute_lines(sse4_2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0),
-                                       plan->spread_index.front().bytes, plan->spread_low.front().bytes},
+                                       lane_data(plan->spread_index), lane_data(plan->spread_low)},
                          out, *plan, number, width, phase, lines, scratch);
   if (rule_template::store_bytes(std::max(width, t.longest_word) + 1, 16) != 16) return nullptr;
   return rule_template_fill{}(xsimd::sse4_2{}, out, t, number, width, phase, lines, scratch);
