@@ -15,6 +15,23 @@
 namespace fizzgen {
 namespace {
 
+/// The arrays of a permutation plan that a lane writer reads, as plain pointers (a writer is
+/// copied into permute_lines, where no store can alias them, so they stay in registers).
+struct permute_arrays {
+  std::uint32_t const* window;
+  std::uint8_t const* index;
+  std::uint8_t const* image;
+  std::uint8_t const* spread_index;
+  std::uint8_t const* spread_low;
+
+  explicit permute_arrays(permute_plan const& plan) noexcept
+      : window(plan.window.data()),
+        index(lane_data(plan.index)),
+        image(lane_data(plan.image)),
+        spread_index(lane_data(plan.spread_index)),
+        spread_low(lane_data(plan.spread_low)) {}
+};
+
 /// A number's prefix as digits: `low` its last one or two (the place in a run of `span` = 10 or
 /// 100 prefixes sharing the others), `high` the others (0 to 60 digits), 64-aligned with zeros
 /// after them, as the Writer's spread reads them.
@@ -56,8 +73,7 @@ struct split_prefix {
 /// Writer spreads of its high digits over the plan's image of the low ones, so that no group costs
 /// a store of its own); a block's windows are read from the table at its first prefix. Writer:
 /// `kBytes` (a store's bytes, lanes of plan.lane_bytes), write(dst, prefixes, vector) and
-/// spread(dst, high, vector), holding the plan's arrays as plain pointers (a copy here, so that no
-/// store can alias them and they stay in registers). Stores up to kBytes past the returned end;
+/// spread(dst, high, vector), reading the plan through permute_arrays. Stores up to kBytes past the returned end;
 /// `scratch` holds the template's scratch_bytes bytes, 64-aligned.
 template <class Writer>
 char* permute_lines(Writer const writer, char* out, permute_plan const& plan, char const* number, std::size_t width,

@@ -26,12 +26,8 @@ char* rule_template_avx512bw(char* out, rule_template const& t, char const* numb
 
 namespace {
 
-struct vbmi_writer {
+struct vbmi_writer : permute_arrays {
   static constexpr std::size_t kBytes = 64;
-  std::uint32_t const* window;
-  std::uint8_t const* index;
-  std::uint8_t const* spread_index;
-  std::uint8_t const* spread_low;
   __m512i constants;
 
   void write(std::uint8_t* dst, std::uint8_t const* prefixes, std::size_t v) const noexcept {
@@ -52,8 +48,7 @@ char* rule_template_avx512vbmi(char* out, rule_template const& t, char const* nu
                                std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   permute_plan const* plan = t.permute_for(width, 64);
   if (plan == nullptr) return rule_template_avx512bw(out, t, number, width, phase, lines, scratch);
-  vbmi_writer const writer{plan->window.data(), plan->index_of(0), lane_data(plan->spread_index),
-                           lane_data(plan->spread_low), _mm512_load_si512(plan->constants.bytes)};
+  vbmi_writer const writer{permute_arrays(*plan), _mm512_load_si512(plan->constants.bytes)};
   return permute_lines(writer, out, *plan, number, width, phase, lines, scratch);
 }
 

@@ -9,13 +9,8 @@
 namespace fizzgen {
 namespace {
 
-struct sse4_2_writer {
+struct sse4_2_writer : permute_arrays {
   static constexpr std::size_t kBytes = 16;
-  std::uint32_t const* window;
-  std::uint8_t const* index;
-  std::uint8_t const* image;
-  std::uint8_t const* spread_index;
-  std::uint8_t const* spread_low;
 
   void write(std::uint8_t* dst, std::uint8_t const* prefixes, std::size_t v) const noexcept {
     __m128i const source = _mm_loadu_si128(reinterpret_cast<__m128i const*>(prefixes + window[v]));
@@ -36,9 +31,7 @@ struct sse4_2_writer {
 char* rule_template_sse4_2(char* out, rule_template const& t, char const* number, std::size_t width,
                            std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   if (permute_plan const* plan = t.permute_for(width, 16))
-    return permute_lines(sse4_2_writer{plan->window.data(), plan->index_of(0), plan->image_of(0),
-                                       lane_data(plan->spread_index), lane_data(plan->spread_low)},
-                         out, *plan, number, width, phase, lines, scratch);
+    return permute_lines(sse4_2_writer{permute_arrays(*plan)}, out, *plan, number, width, phase, lines, scratch);
   if (rule_template::store_bytes(std::max(width, t.longest_word) + 1, 16) != 16) return nullptr;
   return rule_template_fill{}(xsimd::sse4_2{}, out, t, number, width, phase, lines, scratch);
 }
