@@ -68,6 +68,7 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
   std::uint64_t bytes = 0;
   for (std::uint64_t j = 0; j < t.block_lines; ++j)
     bytes += (t.line_image[j] < 10 ? width : t.words[t.line_image[j] - 10].size()) + 1;
+  if (bytes > rule_template::kMaxPermuteBlock) return plan;
   plan.block_lines = t.block_lines * std::max<std::uint64_t>(1, rule_template::kPermuteBlock / bytes);
   std::vector<std::uint32_t> source;  // by block byte: its packed prefix byte, or kConstant | the byte
   plan.line_offset.reserve(plan.block_lines + 1);

@@ -113,6 +113,10 @@ struct rule_template {
   /// Bytes a permutation plan's block takes at least, as whole template blocks, when one is shorter
   /// (one 210-line block of 3:Fizz 5:Buzz 7:Bazz is 27 vectors, and each block costs a loop exit).
   static constexpr std::size_t kPermuteBlock = 8192;
+  /// Bytes a permutation plan's block takes at most: its index (and, for narrow lanes, image)
+  /// bytes are read once per block, so they must stay small next to an L2-sized chunk, and every
+  /// width of every arch row holds a plan. Longer blocks take the store plans.
+  static constexpr std::size_t kMaxPermuteBlock = 64 * 1024;
 
   /// Runs of prefixes in a permuting kernel's table for blocks of `groups` groups of ten and
   /// prefixes of `len` digits: a block starts anywhere in the first run and ends within the table.
