@@ -12,7 +12,9 @@ char* fizzbuzz_blocks_avx512vbmi(char*, char*, std::size_t, std::uint64_t) noexc
 char* fizzbuzz_blocks_avx512bw(char*, char*, std::size_t, std::uint64_t) noexcept;
 char* fizzbuzz_blocks_avx2(char*, char*, std::size_t, std::uint64_t) noexcept;
 char* fizzbuzz_blocks_sse4_2(char*, char*, std::size_t, std::uint64_t) noexcept;
-// Defined in generators/simd/rule_template_<arch>.cpp; avx512vbmi CPUs run the avx512bw one.
+// Defined in generators/simd/rule_template_<arch>.cpp.
+char* rule_template_avx512vbmi(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
+                               std::byte*) noexcept;
 char* rule_template_avx512bw(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
                              std::byte*) noexcept;
 char* rule_template_avx2(char*, rule_template const&, char const*, std::size_t, std::uint64_t, std::uint64_t,
@@ -49,7 +51,8 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .blocks = fizzbuzz_blocks_avx512vbmi,
          .available = vbmi2,
          .vector_bytes = 64,
-         .rules = rule_template_avx512bw,
+         .rules = rule_template_avx512vbmi,
+         .rules_lane = 64,
          .morse_encode = morse::morse_encode_avx512vbmi2,
          .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
          .morse_decode = morse::morse_decode_avx512vbmi2},
@@ -58,7 +61,8 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .blocks = fizzbuzz_blocks_avx512vbmi,
          .available = vbmi,
          .vector_bytes = 64,
-         .rules = rule_template_avx512bw,
+         .rules = rule_template_avx512vbmi,
+         .rules_lane = 64,
          .morse_blocks = morse_fizzbuzz_blocks_avx512bw},
         {.name = "avx512bw",
          .max_prefix = 254,
@@ -73,6 +77,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .available = __builtin_cpu_supports("avx2") != 0,
          .vector_bytes = 32,
          .rules = rule_template_avx2,
+         .rules_lane = 16,
          .morse_blocks = morse_fizzbuzz_blocks_avx2},
         {.name = "sse4.2",
          .max_prefix = 62,
@@ -80,6 +85,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .available = __builtin_cpu_supports("sse4.2") != 0,
          .vector_bytes = 16,
          .rules = rule_template_sse4_2,
+         .rules_lane = 16,
          .morse_blocks = morse_fizzbuzz_blocks_sse4_2},
         {.name = "scalar", .available = true},
     }};

@@ -43,6 +43,7 @@ struct kernel_arch {
   bool available = false;                  ///< the CPU can run it
   std::size_t vector_bytes = 0;            ///< bytes the kernels may store past their end
   template_fn rules = nullptr;             ///< the custom-rules template kernel; nullptr: the table path only
+  std::size_t rules_lane = 0;              ///< lanes of `rules`'s permutation plans; 0: it takes store plans only
   morse_encode_fn morse_encode = nullptr;  ///< the Morse encoder kernel; nullptr: the scalar encoder
   morse_blocks_fn morse_blocks = nullptr;  ///< classic FizzBuzz in Morse; nullptr: scalar lines encoded
   morse_decode_fn morse_decode = nullptr;  ///< the Morse decoder kernel; nullptr: the scalar decoder

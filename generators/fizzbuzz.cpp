@@ -58,7 +58,7 @@ fizzbuzz::fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint6
       std::size_t const first = from.digits().size();
       std::size_t const last =
           total_lines ? from.plus(std::max<std::uint64_t>(*total_lines, 1) - 1).digits().size() : first + 20;
-      template_->plan_widths(first, last, arch_->vector_bytes);
+      template_->plan_widths(first, last, arch_->vector_bytes, arch_->rules_lane);
     }
   }
   // The vector kernel, and the table path's fixed-size copies, store past the last line. After

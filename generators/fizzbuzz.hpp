@@ -35,7 +35,7 @@ class fizzbuzz final : public generator {
   /// True when a vector kernel writes (most of) the stream: classic rules and a vector arch, or
   /// custom rules of a short period whose words fit the arch's vectors (the template kernel).
   bool uses_kernel() const noexcept {
-    return classic_ || (template_ && template_->longest_word + 1 <= arch_->vector_bytes);
+    return classic_ || (template_ && (template_->longest_word + 1 <= arch_->vector_bytes || template_->permutes_any()));
   }
 
  private:

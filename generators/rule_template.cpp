@@ -1,6 +1,7 @@
 #include "generators/rule_template.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -54,6 +55,92 @@ block_plan plan_block(rule_template const& t, std::size_t width, std::size_t w) 
   return plan;
 }
 
+/// The block of t at this width as permutations of lane-byte lanes, stored `vector` bytes at a
+/// time (so the lanes come in whole vectors); no plan (lane_bytes 0) when a lane's prefix bytes
+/// span more than a lane's window, or 64-byte lanes need more than 64 distinct constant bytes.
+permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t lane, std::size_t vector) {
+  constexpr std::uint32_t kConstant = 1U << 31;  // a source that is this constant byte, not a prefix byte
+  std::size_t const len = width - 1;
+  // The table's runs are spread from a prefix's digits but the last two, read as one lane.
+  if (len > lane + 2) return {};
+  permute_plan plan;
+  // Short blocks are planned several at a time, so that the kernel's loop over vectors runs long.
+  std::uint64_t bytes = 0;
+  for (std::uint64_t j = 0; j < t.block_lines; ++j)
+    bytes += (t.line_image[j] < 10 ? width : t.words[t.line_image[j] - 10].size()) + 1;
+  if (bytes > rule_template::kMaxPermuteBlock) return plan;
+  plan.block_lines = t.block_lines * std::max<std::uint64_t>(1, rule_template::kPermuteBlock / bytes);
+  std::vector<std::uint32_t> source;  // by block byte: its packed prefix byte, or kConstant | the byte
+  plan.line_offset.reserve(plan.block_lines + 1);
+  for (std::uint64_t j = 0; j < plan.block_lines; ++j) {
+    plan.line_offset.push_back(static_cast<std::uint32_t>(source.size()));
+    std::uint8_t const k = t.line_image[j % t.block_lines];
+    if (k < 10) {
+      for (std::size_t i = 0; i < len; ++i) source.push_back(static_cast<std::uint32_t>(j / 10 * len + i));
+      source.push_back(kConstant | ('0' + k));
+    } else {
+      for (char const c : t.words[k - 10]) source.push_back(kConstant | static_cast<std::uint8_t>(c));
+    }
+    source.push_back(kConstant | '\n');
+  }
+  plan.line_offset.push_back(static_cast<std::uint32_t>(source.size()));
+  plan.block_bytes = source.size();
+  std::size_t const lanes = (plan.block_bytes + vector - 1) / vector * (vector / lane);
+  std::array<int, 256> constant_at{};  // 1 + the byte's place in plan.constants, 0: not there yet
+  std::size_t n_constants = 0;
+  plan.window.resize(lanes);
+  plan.index.resize((lanes * lane + 63) / 64);
+  if (lane < 64) plan.image.resize(plan.index.size());
+  std::uint8_t* const index = lane_data(plan.index);
+  for (std::size_t i = 0; i < lanes; ++i) {
+    std::size_t const from = std::min(i * lane, plan.block_bytes);
+    std::size_t const to = std::min(from + lane, plan.block_bytes);
+    std::uint32_t lo = UINT32_MAX, hi = 0;
+    for (std::size_t b = from; b < to; ++b)
+      if ((source[b] & kConstant) == 0) lo = std::min(lo, source[b]), hi = std::max(hi, source[b]);
+    if (lo == UINT32_MAX) lo = hi = 0;
+    if (hi - lo >= lane) return {};
+    plan.window[i] = lo;
+    for (std::size_t b = 0; b < lane; ++b) {
+      std::size_t const at = i * lane + b;
+      std::uint32_t const s = from + b < to ? source[from + b] : kConstant | '\n';  // past the block: anything
+      if ((s & kConstant) == 0) {
+        index[at] = static_cast<std::uint8_t>(s - lo);
+        continue;
+      }
+      auto const c = static_cast<std::uint8_t>(s);
+      if (lane < 64) {
+        index[at] = 0x80;
+        lane_data(plan.image)[at] = c;
+        continue;
+      }
+      if (constant_at[c] == 0) {
+        if (n_constants == 64) return {};
+        plan.constants.bytes[n_constants] = c;
+        constant_at[c] = static_cast<int>(++n_constants);
+      }
+      index[at] = static_cast<std::uint8_t>(64 + constant_at[c] - 1);
+    }
+  }
+  // The table's runs: prefix digit i of prefix e at byte e * len + i; the last one or two digits
+  // are e's, the others spread from the run's high digits.
+  std::size_t const tail = std::min<std::size_t>(len, 2), span = tail == 2 ? 100 : 10;
+  std::size_t const spread_vectors = (span * len + vector - 1) / vector;
+  plan.spread_index.resize((spread_vectors * vector + 63) / 64);
+  plan.spread_low.resize(plan.spread_index.size());
+  for (std::size_t b = 0; b < spread_vectors * vector; ++b) {
+    std::size_t const e = b / len, i = b % len;
+    bool const high = e < span && i < len - tail;
+    lane_data(plan.spread_index)[b] = high ? static_cast<std::uint8_t>(i) : lane < 64 ? 0x80 : 63;
+    std::uint8_t digit = 0;
+    if (e < span && i == len - 1) digit = static_cast<std::uint8_t>('0' + e % 10);
+    if (e < span && tail == 2 && i == len - 2) digit = static_cast<std::uint8_t>('0' + e / 10);
+    lane_data(plan.spread_low)[b] = digit;
+  }
+  plan.lane_bytes = lane;
+  return plan;
+}
+
 }  // namespace
 
 std::optional<rule_template> rule_template::build(rule_set const& rules, std::uint64_t period) {
@@ -87,8 +174,20 @@ std::size_t rule_template::store_bytes(std::size_t line, std::size_t vector_byte
   return line <= 32 ? 32 : 64;
 }
 
-void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t vector_bytes) {
+void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t vector_bytes, std::size_t lane_bytes) {
   if (block_lines > kMaxPlannedBlock) return;
+  std::size_t const groups = block_lines / 10;
+  for (std::size_t width = std::max<std::size_t>(first, 2); lane_bytes != 0 && width <= last; ++width) {
+    if (width > kMaxPermuteWidth) break;
+    if (permutes.size() <= width) permutes.resize(width + 1);
+    permutes[width] = plan_permute(*this, width, lane_bytes, vector_bytes);
+    // The permuting kernel's scratch: its table of prefixes, with a store's and a window's reach
+    // past it.
+    if (permutes[width].lane_bytes != 0)
+      scratch_bytes = std::max(
+          scratch_bytes,
+          permute_runs(permutes[width].block_lines / 10, width - 1) * (width >= 3 ? 100 : 10) * (width - 1) + 192);
+  }
   for (std::size_t width = std::max<std::size_t>(first, 2); width <= last; ++width) {
     std::size_t const w = store_bytes(std::max(width, longest_word) + 1, vector_bytes);
     if (w == 0) break;  // wider numbers do not fit either
@@ -96,7 +195,6 @@ void rule_template::plan_widths(std::size_t first, std::size_t last, std::size_t
     plans[width] = plan_block(*this, width, w);
     // rule_template_fill's scratch: the images, a prefix per group of ten (and one more), the
     // hundred two-digit vectors, each part 64-aligned.
-    std::size_t const groups = block_lines / 10;
     scratch_bytes = std::max(scratch_bytes, plans[width].images.size() + 64 + (groups + 1 + 100) * w + 64);
   }
 }

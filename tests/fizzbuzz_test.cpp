@@ -10,11 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "generators/rule_template.hpp"
 #include "oracle.hpp"
 
 namespace {
@@ -512,7 +514,23 @@ std::vector<oracle::rules> template_rule_sets() {
       {{2, "LONGWORDLONGWORDLONG"}, {3, "x"}},
       {{4, "Four"}},
       {{4096, "Big"}, {2, "e"}},
+      {{1, "X"}},                             // period 1: no number at all
+      {{2, "a"}, {4, "b"}, {8, "c"}},         // rules that share multiples
+      {{5, std::string(70, 'w')}, {3, "x"}},  // a word line longer than any vector
+      // More distinct bytes than a 64-byte permutation's constants hold, on lines a vector holds.
+      {{3, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}, {7, "!#$"}},
   };
+}
+
+/// The template of `rs` with every width's plans for lanes of `lane` bytes stored `vector` at a time.
+fizzgen::rule_template planned(oracle::rules const& rs, std::size_t lane, std::size_t vector) {
+  rule_set const rules = to_rules(rs);
+  std::uint64_t period = 1;
+  for (auto const& r : rules) period = std::lcm(period, r.divisor);
+  auto t = fizzgen::rule_template::build(rules, period);
+  EXPECT_TRUE(t.has_value());
+  if (t) t->plan_widths(2, 70, vector, lane);
+  return t.value_or(fizzgen::rule_template{});
 }
 
 // Counts the calls that reached the template kernel, then delegates to the best real one.
@@ -549,6 +567,53 @@ TEST(FizzBuzzRules, TemplateKernelIsReachedOnlyForShortPeriods) {
   EXPECT_FALSE(
       fizzbuzz(dec("1"), to_rules(oracle::rules{{3, "F"}}), std::nullopt, 65536, fizzgen::kernel_archs().back())
           .uses_kernel());
+}
+
+TEST(FizzBuzzRules, PermutationPlansCoverEveryWidthTheirConstantsFit) {
+  oracle::rules const rules357{{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}};
+  for (std::size_t lane : {16, 64}) {
+    fizzgen::rule_template const t = planned(rules357, lane, 64);
+    // A 16-byte lane may hold the end of one number's prefix and the start of the next one's in
+    // the same group, whose packed bytes a window holds only while the prefix fits the lane.
+    std::size_t const widest = lane == 64 ? fizzgen::rule_template::kMaxPermuteWidth : lane + 1;
+    for (std::size_t width = 2; width <= 70; ++width) {
+      fizzgen::permute_plan const* plan = t.permute_for(width, lane);
+      ASSERT_EQ(plan != nullptr, width <= widest) << width << " " << lane;
+      if (plan == nullptr) continue;
+      EXPECT_EQ(t.permute_for(width, lane == 16 ? 64 : 16), nullptr);
+      // A block is whole lcm(105, 10) = 210-line blocks, at least kPermuteBlock bytes of them: the
+      // oracle's bytes for as many lines of this width.
+      EXPECT_EQ(plan->block_lines % 210, 0u);
+      EXPECT_GE(plan->block_bytes, fizzgen::rule_template::kPermuteBlock / 2);
+      if (width >= 5) {
+        std::string ten_to_the(width, '0');
+        ten_to_the[0] = '1';
+        EXPECT_EQ(plan->block_bytes, oracle::fizzbuzz_lines(ten_to_the, rules357, plan->block_lines).size());
+      }
+      EXPECT_EQ(plan->line_offset.size(), plan->block_lines + 1);
+      EXPECT_EQ(plan->window.size() * lane % 64, 0u);
+    }
+  }
+  // 66 distinct bytes with the digits and the newline: no 64-byte constant source holds them,
+  // 16-byte lanes OR them in.
+  oracle::rules const many{{3, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}, {7, "!#$"}};
+  EXPECT_EQ(planned(many, 64, 64).permute_for(10, 64), nullptr);
+  EXPECT_NE(planned(many, 16, 32).permute_for(10, 16), nullptr);
+}
+
+TEST(FizzBuzzRules, TemplateKernelEveryArchCutAtManyOffsets) {
+  // Chunks of many sizes start a permuted block at every phase and end it anywhere.
+  for (auto const* arch : available_archs()) {
+    for (oracle::rules const& rs : {oracle::rules{{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}},
+                                    oracle::rules{{2, "Even"}, {7, "Seven"}}, oracle::rules{{1, "X"}}}) {
+      for (std::string const& from : {std::string("999999000"), oracle::pow10_minus(20, 700)}) {
+        for (std::size_t cb = 40; cb < 1400; cb += 37) {
+          expect_window(from, rs, 1500, cb, *arch);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
 }
 
 TEST(FizzBuzzRules, TemplateKernelEveryArchAcrossRollOvers) {

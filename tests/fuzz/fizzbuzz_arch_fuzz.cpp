@@ -3,7 +3,8 @@
 // scalar bytes must match the line-at-a-time oracle. Chunks are filled into buffers of exactly
 // chunk_capacity() bytes, so ASan sees any store past the capacity the generator promised.
 // Input: flags (bit 0 custom rules, bit 1 unbounded, bit 2 divisors 1..12, whose short periods
-// take the custom-rules template kernel's whole blocks), from '\n' (up to 260 digits: past every
+// take the custom-rules template kernel: its permutation plans on archs with rules_lane, cut
+// anywhere by the chunks, its store plans elsewhere), from '\n' (up to 260 digits: past every
 // kernel's widest prefix), total lines (3 bytes), chunk bytes (3 bytes), then with bit 0 a rule
 // count and rules (size byte [8-byte divisor] word '\n').
 
