@@ -88,7 +88,7 @@ char* morse_fizzbuzz::scalar_lines(char* out, line_state& s, char* plain, std::u
   while (count > 0) {
     std::uint64_t const n = std::min(batch, count);
     char* const p = plain_lines(plain, s, rules_, n);
-    out += morse::encode_eager({plain, static_cast<std::size_t>(p - plain)}, out);
+    out += morse::encode_eager({plain, static_cast<std::size_t>(p - plain)}, out, *arch_);
     count -= n;
   }
   return out;

@@ -268,9 +268,14 @@ TEST(MorseFizzBuzz, CustomRules) {
   for (auto const& rs : rule_sets) {
     for (std::string const from : {"1", "95", "18446744073709551550", "99999999999999999999999999999"}) {
       std::string const want = morse_oracle_lines(from, rs, 300);
-      for (std::size_t chunk_bytes : {std::size_t{50}, std::size_t{4096}}) {
-        morse_fizzbuzz const g(*decimal::parse(from), to_rule_set(rs), 300, chunk_bytes);
-        ASSERT_EQ(oracle::first_difference(fill_all(g), want), "") << rs[0].second << " from " << from;
+      // Every arch: the lines are encoded with its Morse encoder kernel where it has one.
+      for (auto const& arch : fizzgen::kernel_archs()) {
+        if (!arch.available) continue;
+        for (std::size_t chunk_bytes : {std::size_t{50}, std::size_t{4096}}) {
+          morse_fizzbuzz const g(*decimal::parse(from), to_rule_set(rs), 300, chunk_bytes, arch);
+          ASSERT_EQ(oracle::first_difference(fill_all(g), want), "")
+              << rs[0].second << " from " << from << " on " << arch.name;
+        }
       }
     }
   }
