@@ -95,6 +95,7 @@ struct run_report {
   unsigned pinned = 0;  ///< workers that were pinned to a CPU
   unsigned buffers_per_worker = 0;
   std::size_t huge_pages_kb = 0;  ///< AnonHugePages of the process once the first chunk was filled
+  bool interleaved = false;       ///< the lone worker offered each chunk to the pipe while filling the next
   std::vector<worker_stats> workers;
 };
 

@@ -101,8 +101,8 @@ char* fizzbuzz::table_lines(char* p, line_state& first, std::uint64_t phase, std
   return p;
 }
 
-std::size_t fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {
-  char* const begin = reinterpret_cast<char*>(out.data());
+std::size_t fizzbuzz::fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept {
+  char* const begin = reinterpret_cast<char*>(out.data() + at);
   std::byte* const scratch = align_up_64(out.data() + scratch_offset_);
   line_state s = plan_.start(c, scratch);
   auto const scalar = [&](char* p, std::uint64_t n) { return plain_lines(p, s, rules_, n); };

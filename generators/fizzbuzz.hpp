@@ -26,7 +26,7 @@ class fizzbuzz final : public generator {
 
   std::size_t chunk_capacity() const noexcept override { return capacity_; }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_.plan(index); }
-  std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::size_t fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept override;
   std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines(); }
 
   /// The most lines any chunk holds.

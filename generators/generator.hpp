@@ -39,7 +39,12 @@ class generator {
   /// Chunk `index`, or nullopt once the stream has ended.
   virtual std::optional<chunk> plan(std::uint64_t index) const noexcept = 0;
   /// Writes chunk c at the start of out (out.size() >= chunk_capacity()); returns the byte count.
-  virtual std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept = 0;
+  std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept { return fill_at(c, out, 0); }
+  /// Writes chunk c at byte `at` of out (out.size() >= chunk_capacity()), where c is a slice of a
+  /// planned chunk and `at` the bytes of its slices before c: slices written one after another in
+  /// one buffer make the chunk, each line where the whole chunk's fill would put it (any scratch
+  /// stays where it is for a whole chunk). Returns the byte count of c.
+  virtual std::size_t fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept = 0;
   /// True when chunks with the same number of lines always have identical bytes, so a buffer
   /// filled once can be emitted again and again without being rewritten.
   virtual bool constant() const noexcept { return false; }

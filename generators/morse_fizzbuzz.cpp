@@ -94,8 +94,8 @@ char* morse_fizzbuzz::scalar_lines(char* out, line_state& s, char* plain, std::u
   return out;
 }
 
-std::size_t morse_fizzbuzz::fill(chunk const& c, std::span<std::byte> out) const noexcept {
-  char* const begin = reinterpret_cast<char*>(out.data());
+std::size_t morse_fizzbuzz::fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept {
+  char* const begin = reinterpret_cast<char*>(out.data() + at);
   std::byte* const scratch = align_up_64(out.data() + scratch_offset_);
   line_state s = plan_.start(c, scratch);
   char* const plain = reinterpret_cast<char*>(scratch + plain_offset_);

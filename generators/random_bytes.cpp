@@ -18,10 +18,10 @@ random_bytes::random_bytes(std::uint64_t seed, std::size_t chunk_bytes) : seed_(
   plan_.lines_per_chunk = std::max<std::size_t>(1, chunk_bytes / 8);
 }
 
-std::size_t random_bytes::fill(chunk const& c, std::span<std::byte> out) const noexcept {
+std::size_t random_bytes::fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept {
   static_assert(std::endian::native == std::endian::little, "words are written little-endian");
   std::uint64_t state = seed_ + (c.first_line + 1) * kGamma;
-  std::byte* p = out.data();
+  std::byte* p = out.data() + at;
   // Four words per step: independent multiplies the compiler keeps in flight together.
   std::uint64_t j = 0;
   for (; j + 4 <= c.lines; j += 4, p += 32, state += 4 * kGamma) {

@@ -22,7 +22,7 @@ class random_bytes final : public generator {
 
   std::size_t chunk_capacity() const noexcept override { return plan_.lines_per_chunk * 8; }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_(index); }
-  std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::size_t fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept override;
 
  private:
   std::uint64_t seed_;

@@ -32,8 +32,8 @@ yes yes::of_line(std::string line, std::optional<std::uint64_t> total_lines, std
   return yes(line_tag{}, std::move(line), total_lines, chunk_bytes);
 }
 
-std::size_t yes::fill(chunk const& c, std::span<std::byte> out) const noexcept {
-  auto* p = reinterpret_cast<char*>(out.data());
+std::size_t yes::fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept {
+  auto* p = reinterpret_cast<char*>(out.data() + at);
   std::size_t const len = line_.size();
   std::size_t const total = static_cast<std::size_t>(c.lines) * len;
   if (total == 0) return 0;
@@ -60,8 +60,8 @@ std::size_t yes_random_lengths::length(std::uint64_t k) const noexcept {
   return shortest_ + static_cast<std::size_t>(splitmix::at(seed_, k) % choices);
 }
 
-std::size_t yes_random_lengths::fill(chunk const& c, std::span<std::byte> out) const noexcept {
-  auto* const start = reinterpret_cast<char*>(out.data());
+std::size_t yes_random_lengths::fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept {
+  auto* const start = reinterpret_cast<char*>(out.data() + at);
   char* p = start;
   for (std::uint64_t k = c.first_line; k < c.first_line + c.lines; ++k) {
     std::size_t const n = length(k);

@@ -32,7 +32,7 @@ class yes final : public generator {
 
   std::size_t chunk_capacity() const noexcept override { return plan_.lines_per_chunk * line_.size(); }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_(index); }
-  std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::size_t fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept override;
   bool constant() const noexcept override { return true; }
   std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines; }
 
@@ -59,7 +59,7 @@ class yes_random_lengths final : public generator {
 
   std::size_t chunk_capacity() const noexcept override { return plan_.lines_per_chunk * longest_; }
   std::optional<chunk> plan(std::uint64_t index) const noexcept override { return plan_(index); }
-  std::size_t fill(chunk const& c, std::span<std::byte> out) const noexcept override;
+  std::size_t fill_at(chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept override;
   std::optional<std::uint64_t> total_lines() const noexcept override { return plan_.total_lines; }
 
   /// The length of line k, its newline included.

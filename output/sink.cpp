@@ -112,15 +112,18 @@ class vmsplice_sink final : public sink {
       }
       if (n < 0) return fail("vmsplice", static_cast<int>(-n));
       full = 0;
-      // The pipe takes one slot per page, or part of a page, of what was spliced.
-      auto const first = reinterpret_cast<std::uintptr_t>(data.data());
-      auto const last = first + static_cast<std::uintptr_t>(n) - 1;
-      // Written by the emitting thread only; read by the reuse monitor from its own thread.
-      slots_.store(slots_.load(std::memory_order_relaxed) + (last / kPage - first / kPage + 1),
-                   std::memory_order_relaxed);
+      count_slots(data.data(), static_cast<std::size_t>(n));
       data = data.subspan(static_cast<std::size_t>(n));
     }
     return emit_status::ok;
+  }
+  std::size_t offer(std::span<std::byte const> data) noexcept override {
+    if (data.empty()) return 0;
+    iovec iov{const_cast<std::byte*>(data.data()), data.size()};
+    ssize_t const n = sys::vmsplice(fd_, &iov, 1, SPLICE_F_NONBLOCK);
+    if (n <= 0) return 0;
+    count_slots(data.data(), static_cast<std::size_t>(n));
+    return static_cast<std::size_t>(n);
   }
   bool shares_pages() const noexcept override { return shares_; }
   std::string_view path() const noexcept override { return shares_ ? "vmsplice" : "vmsplice (kernel copies)"; }
@@ -132,6 +135,15 @@ class vmsplice_sink final : public sink {
   std::uint64_t slots() const noexcept override { return slots_.load(std::memory_order_relaxed); }
 
  private:
+  /// The pipe takes one slot per page, or part of a page, of what was spliced.
+  void count_slots(std::byte const* data, std::size_t n) noexcept {
+    auto const first = reinterpret_cast<std::uintptr_t>(data);
+    auto const last = first + static_cast<std::uintptr_t>(n) - 1;
+    // Written by the emitting thread only; read by the reuse monitor from its own thread.
+    slots_.store(slots_.load(std::memory_order_relaxed) + (last / kPage - first / kPage + 1),
+                 std::memory_order_relaxed);
+  }
+
   static void cpu_pause() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();

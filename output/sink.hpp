@@ -20,6 +20,10 @@ class sink {
 
   /// Hands all of data to the output, in order. Called by one thread at a time.
   virtual emit_status emit(std::span<std::byte const> data) noexcept = 0;
+  /// Hands over what the output takes now of the start of data, without waiting; the bytes taken
+  /// (0 when it is full, and on an error, which the next emit() reports). Those bytes are out: the
+  /// next emit() starts after them.
+  virtual std::size_t offer(std::span<std::byte const> /*data*/) noexcept { return 0; }
   /// True when the kernel may still reference emitted pages after emit() returns (vmsplice):
   /// the caller must not write into them again before giving the buffer fresh pages.
   virtual bool shares_pages() const noexcept = 0;

@@ -61,8 +61,11 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
       out,
       "  threads %u (pinned %u), %u buffers each, arch %s, output %s%s, pipe %zu KiB%s, reuse %s, huge pages %zu kB\n",
       r.threads, r.pinned, r.buffers_per_worker, setup.arch.c_str(), setup.output_path.c_str(),
-      setup.spin ? " (spinning)" : "", setup.pipe_size / 1024, pipe_note(setup).c_str(), setup.reuse.c_str(),
-      r.huge_pages_kb);
+      r.interleaved ? (setup.spin ? " (spinning, filling the next chunk while the pipe drains)"
+                                  : " (filling the next chunk while the pipe drains)")
+      : setup.spin  ? " (spinning)"
+                    : "",
+      setup.pipe_size / 1024, pipe_note(setup).c_str(), setup.reuse.c_str(), r.huge_pages_kb);
   if (!setup.sizing.empty()) std::fprintf(out, "  sizing: %s\n", setup.sizing.c_str());
   if (setup.threads_asked > r.threads)
     std::fprintf(out, "  threads: %u asked for, %u at work: more would leave the reader no CPU of its own\n",
@@ -130,6 +133,7 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
           {"arch", setup.arch},
           {"output_path", setup.output_path},
           {"spin", setup.spin},
+          {"interleaved", r.interleaved},
           {"reuse", setup.reuse},
           {"pipe_size", setup.pipe_size},
           {"sizing", setup.sizing},

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,6 +78,44 @@ class stopping_sink : public fizzgen::sink {
   int err_;
 };
 
+/// A pipe as the engine sees one with --reuse never: it shares pages, and offer() takes a seeded
+/// random part of what it is offered (nothing, some, all), as a pipe with some room would.
+class offering_sink : public fizzgen::sink {
+ public:
+  explicit offering_sink(std::uint64_t seed, std::size_t fail_after = SIZE_MAX) : rng_(seed), fail_after_(fail_after) {}
+  emit_status emit(std::span<std::byte const> data) noexcept override {
+    if (bytes.size() + data.size() > fail_after_) return emit_status::reader_gone;
+    bytes.append(reinterpret_cast<char const*>(data.data()), data.size());
+    return emit_status::ok;
+  }
+  std::size_t offer(std::span<std::byte const> data) noexcept override {
+    std::size_t n = 0;
+    switch (rng_() % 3) {
+      case 0:
+        break;
+      case 1:
+        n = static_cast<std::size_t>(rng_() % (data.size() + 1));
+        break;
+      default:
+        n = data.size();
+    }
+    n = std::min(n, fail_after_ - std::min(fail_after_, bytes.size()));
+    bytes.append(reinterpret_cast<char const*>(data.data()), n);
+    offered += n;
+    return n;
+  }
+  bool shares_pages() const noexcept override { return true; }
+  std::string_view path() const noexcept override { return "test pipe"; }
+  std::size_t pipe_size() const noexcept override { return 64 * 1024; }
+
+  std::string bytes;
+  std::size_t offered = 0;
+
+ private:
+  std::mt19937_64 rng_;
+  std::size_t fail_after_;
+};
+
 /// A generator that delays some fills, so workers finish their chunks out of order and the
 /// hand-off has to restore the order.
 class jittery : public fizzgen::generator {
@@ -84,10 +123,10 @@ class jittery : public fizzgen::generator {
   explicit jittery(fizzgen::generator const& inner) : inner_(inner) {}
   std::size_t chunk_capacity() const noexcept override { return inner_.chunk_capacity(); }
   std::optional<fizzgen::chunk> plan(std::uint64_t i) const noexcept override { return inner_.plan(i); }
-  std::size_t fill(fizzgen::chunk const& c, std::span<std::byte> out) const noexcept override {
+  std::size_t fill_at(fizzgen::chunk const& c, std::span<std::byte> out, std::size_t at) const noexcept override {
     std::uint64_t const h = (c.index * 0x9E3779B97F4A7C15ull) >> 61;  // 0..7, fixed per chunk
     if (h < 3) std::this_thread::sleep_for(std::chrono::microseconds(50 * (h + 1)));
-    return inner_.fill(c, out);
+    return inner_.fill_at(c, out, at);
   }
   bool constant() const noexcept override { return inner_.constant(); }
 
@@ -486,6 +525,82 @@ TEST(Engine, MoreThreadsThanChunks) {
     run_guarded(g, s, opts(t));
     EXPECT_EQ(oracle::first_difference(s.bytes, oracle::fizzbuzz_lines("1", 20)), "");
     EXPECT_EQ(s.calls, chunks);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+run_options never_alone(std::optional<std::uint64_t> byte_limit = std::nullopt) {
+  run_options o = opts(1, byte_limit);
+  o.reuse = fizzgen::reuse_policy::never;
+  return o;
+}
+
+TEST(Interleave, ALoneWorkerOnFreshPagesFillsWhileThePipeDrains) {
+  // Chunks of many slices, a stream start whose first chunks are short, custom rules, and a
+  // window past 2^64: every byte once and in order, whatever part of each offer the pipe took.
+  std::string const from = "18446744073709550616";
+  oracle::rules const rs{{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}};
+  std::uint64_t const lines = 60000;
+  std::string const want = oracle::fizzbuzz_lines(from, rs, lines);
+  fizzbuzz const g(dec(from), {{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}}, lines, 64 * 1024);
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    offering_sink s(seed);
+    run_report const r = run_guarded(g, s, never_alone());
+    ASSERT_EQ(oracle::first_difference(s.bytes, want), "") << "seed " << seed;
+    EXPECT_EQ(r.bytes, want.size());
+    EXPECT_EQ(r.status, emit_status::ok);
+    EXPECT_TRUE(r.interleaved);
+    EXPECT_GT(s.offered, 0u) << "seed " << seed;
+  }
+}
+
+TEST(Interleave, ByteLimitsCutExactlyAndAGoneReaderStops) {
+  std::uint64_t const lines = 40000;
+  std::string const all = oracle::fizzbuzz_lines("1", lines);
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 16 * 1024);
+  std::size_t const three_chunks = oracle::fizzbuzz_lines("1", lines_in_chunks(g, 3)).size();
+  for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{three_chunks - 1}, std::uint64_t{three_chunks},
+                              std::uint64_t{three_chunks + 5}, std::uint64_t{all.size() - 1}}) {
+    offering_sink s(limit);
+    run_report const r = run_guarded(g, s, never_alone(limit));
+    ASSERT_EQ(oracle::first_difference(s.bytes, all.substr(0, limit)), "") << "limit " << limit;
+    EXPECT_EQ(r.bytes, limit);
+    EXPECT_EQ(r.ended, fizzgen::run_end::byte_limit);
+  }
+  offering_sink gone(5, three_chunks + 100);
+  run_report const r = run_guarded(g, gone, never_alone());
+  EXPECT_EQ(r.status, emit_status::reader_gone);
+  EXPECT_EQ(oracle::first_difference(gone.bytes, all.substr(0, gone.bytes.size())), "");
+  EXPECT_LE(gone.bytes.size(), three_chunks + 100);
+}
+
+TEST(Interleave, OnlyALoneWorkerOnFreshPagesWithTwoBuffers) {
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), 20000, 4096);
+  std::string const want = oracle::fizzbuzz_lines("1", 20000);
+  struct variant {
+    char const* what;
+    run_options o;
+    bool interleaved;
+  };
+  run_options always = never_alone();
+  always.reuse = fizzgen::reuse_policy::always;
+  run_options two_threads = never_alone();
+  two_threads.threads = 2;
+  run_options one_buffer = never_alone();
+  one_buffer.buffers_per_worker = 1;
+  run_options paced = never_alone();
+  paced.rate = 1ull << 40;
+  for (variant const& v : {variant{"never, one worker", never_alone(), true}, variant{"always", always, false},
+                           variant{"two workers", two_threads, false}, variant{"one buffer", one_buffer, false},
+                           variant{"paced", paced, false}}) {
+    offering_sink s(11);
+    run_report const r = run_guarded(g, s, v.o);
+    EXPECT_EQ(oracle::first_difference(s.bytes, want), "") << v.what;
+    EXPECT_EQ(r.interleaved, v.interleaved) << v.what;
+    EXPECT_EQ(s.offered > 0, v.interleaved) << v.what;
   }
 }
 
