@@ -85,7 +85,7 @@ int run_stream(morse_command const& m) {
   stream_sizes const sizes =
       sizes_for(m.stream, m.stream.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten);
   morse_fizzbuzz const gen(w.from, to_rules(m.fizz.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, m.stream.bytes, sizes);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, sizes);
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ int run_stream(morse_command const& m) {
 void add_morse_command(CLI::App& app, morse_command& m) {
   m.app =
       app.add_subcommand("morse", "The FizzBuzz stream in Morse code; or any text to Morse and back (encode, decode)");
-  add_rule_options(*m.app, m.fizz);
+  add_rule_options(*m.app, m.fizz.from, m.fizz.rules);
   m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")
       ->type_name("N")
       ->check(positive_check());
