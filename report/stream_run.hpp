@@ -8,9 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/run.hpp"
+#include "engine/run.hpp"  // and through it the generator interface (report/ names no generators/ header)
 #include "engine/sizing.hpp"
-#include "generators/generator.hpp"
 
 namespace fizzgen::cli {
 
