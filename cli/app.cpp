@@ -300,7 +300,7 @@ Examples:
         throw std::invalid_argument(name + " belongs after the subcommand, not before it");
     if (list) return list_archs();
     if (*morse.app) return run_morse(morse);
-    if (*sink.app) return run_sink(sink);
+    if (*sink.app) return run_sink(sink.run);
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
     if (*yes_cmd) return run_yes(yes_words, yes_line_length, yes_stream);

@@ -1,12 +1,5 @@
 #include "cli/morse_cmd.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
@@ -64,18 +57,7 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   auto const cpus = static_cast<unsigned>(allowed_cpus().size());
   o.threads = t.threads.value_or(cpus == 0 ? 1 : cpus);
   if (t.chunk_size) o.chunk_bytes = static_cast<std::size_t>(*t.chunk_size);
-  int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
-  if (out_flags < 0) throw std::runtime_error("standard output is closed");
-  if ((out_flags & O_ACCMODE) == O_RDONLY) throw std::runtime_error("standard output is not open for writing");
-
-  int fd = STDIN_FILENO;
-  if (t.file != "-") {
-    fd = ::open(t.file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error(t.file + ": " + std::strerror(errno));
-    o.input_name = t.file;
-  }
-  morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, o);
-  if (fd != STDIN_FILENO) ::close(fd);
+  morse_stream_report const r = run_morse_file(t.file, o);
   return exit_status(r.status, r.error);
 }
 
