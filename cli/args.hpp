@@ -13,22 +13,8 @@
 
 namespace fizzgen::cli {
 
-// The parsers, as the front end calls them.
-using parse::kMaxLineLength;
-using parse::kMaxThreads;
-using parse::kMaxWriteSize;
-using parse::kSizeHelp;
-using parse::kSizeSuffixes;
-using parse::line_lengths;
-using parse::parse_duration;
-using parse::parse_line_length;
-using parse::parse_positive;
-using parse::parse_rule;
-using parse::parse_size;
-using parse::parse_threads;
-using parse::parse_write_sizes;
-using parse::rule_text;
-using parse::write_sizes_text;
+// The parsers, as the front end and its tests call them.
+using namespace parse;
 
 // ---- CLI11 validators: CLI11 writes "--option: " before each message ----------------------------
 
