@@ -83,8 +83,10 @@ TEST_F(Failures, ReaderStoppedAndContinued) {
     for (char const* threads : {"1", "3"}) {
       if (std::string(v.what) != "pv | check" && std::string(threads) == "1") continue;  // 2 s each: enough
       std::string const n = std::to_string(std::uint64_t{48} << 20);
+      // Stopped once the reader has taken 1 MiB (mid-stream: it reads with read(2), counted in
+      // /proc/PID/io); the 2 s stop is what is tested, a sleep on purpose.
       std::string const cmd =
-          "set -o pipefail; ( while [ ! -s reader.pid ]; do sleep 0.01; done; sleep 0.3; "
+          "set -o pipefail; ( wait_for 20 test -s reader.pid && wait_for 20 has_read $(cat reader.pid) 1048576 && "
           "kill -STOP $(cat reader.pid) && echo stopped >stop.log; sleep 2; kill -CONT $(cat reader.pid) ) & "
           "\"$F\" --bytes " +
           n + " --threads " + threads + " --stats 2>gen.err | " + v.reader_to_check + "; rc=$?; wait; exit $rc";
@@ -107,13 +109,16 @@ TEST_F(Failures, SigintAndSigtermEndTheRunWithinASecond) {
     // Mid-stream into a rate-limited reader, and blocked on the pipe of a stopped reader.
     for (bool stopped : {false, true}) {
       std::string const what = std::string("SIG") + sig + (stopped ? ", reader stopped" : ", reader reading");
+      // The stopped reader's pipe fills in well under 0.2 s; a writer blocked on it (or polling
+      // it) shows nowhere outside the process, so that pause stays a sleep.
       std::string const stop = stopped ? "kill -STOP $(cat reader.pid); sleep 0.2; " : "";
       std::string const cont = stopped ? "kill -CONT $(cat reader.pid) 2>/dev/null; " : "";
+      // Mid-stream: once the reader (pv -L reads with read(2)) has taken 1 MiB.
       std::string const cmd =
-          "( while [ ! -s gen.pid ] || [ ! -s reader.pid ]; do sleep 0.01; done; sleep 0.3; " + stop +
-          "echo $EPOCHREALTIME >kill.time; kill -" + sig +
+          "( wait_for 20 test -s gen.pid -a -s reader.pid && wait_for 20 has_read $(cat reader.pid) 1048576 && " +
+          stop + "echo $EPOCHREALTIME >kill.time; kill -" + sig +
           " $(cat gen.pid); "
-          "while kill -0 $(cat gen.pid) 2>/dev/null; do sleep 0.005; done; echo $EPOCHREALTIME >gone.time; " +
+          "wait_for 20 gone $(cat gen.pid); echo $EPOCHREALTIME >gone.time; " +
           cont +
           ") & "
           "{ bash -c 'echo $$ >gen.pid; exec \"$F\" --threads 3' 2>gen.err; echo $? >gen.status; } | "
@@ -266,7 +271,8 @@ TEST_F(Failures, BadStandardOutput) {
     char const* redirect;
     char const* mentions;
   };
-  // The last: the read end of a pipe on fd 1, where vmsplice would silently read.
+  // The last: the read end of a pipe on fd 1, where vmsplice would silently read (its writer
+  // sleeps only to keep that pipe open while fizzgen looks at it).
   for (expect const& e :
        {expect{">&-", "closed"}, expect{"1</dev/null", "writing"}, expect{"< <(sleep 1; echo x) 1<&0", "writing"}}) {
     for (char const* gen : {"--count 1000", "--bytes 10M --threads 3", "yes"}) {
