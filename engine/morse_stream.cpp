@@ -320,7 +320,7 @@ morse_stream_report run_morse_file(std::string const& file, morse_stream_options
     if (fd < 0) throw std::runtime_error(file + ": " + std::strerror(errno));
     options.input_name = file;
   }
-  morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, options);
+  morse_stream_report r = run_morse_stream(fd, STDOUT_FILENO, options);
   if (fd != STDIN_FILENO) ::close(fd);
   return r;
 }
