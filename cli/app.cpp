@@ -1,8 +1,5 @@
 #include "cli/app.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
@@ -28,9 +25,7 @@
 #include "generators/yes.hpp"
 #include "report/interval.hpp"
 #include "report/report.hpp"
-#include "verify/check.hpp"
-#include "verify/check_streams.hpp"
-#include "verify/input.hpp"
+#include "verify/command.hpp"
 
 #ifndef FIZZGEN_VERSION
 #define FIZZGEN_VERSION "unknown"
@@ -62,31 +57,31 @@ int list_archs() {
   return 0;
 }
 
-int run_fizzbuzz(fizzbuzz_text const& f, stream_text const& t, std::string const& arch_name) {
+int run_fizzbuzz(fizzbuzz_text const& f, stream_request const& t, std::string const& arch_name) {
   window const w = parse_window(f, t);
   kernel_arch const& arch = choose_arch(arch_name);
   stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten, true);
   fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, t.bytes, sizes);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, sizes);
 }
 
-int run_random(stream_text t) {
+int run_random(stream_request t) {
   if (t.count) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
   // The seed in use is the one --stats prints and check --random --seed needs.
   t.seed = seed_option(t);
   t.payload_seed = true;
   stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
   random_bytes const gen(*t.seed, sizes.chunk_bytes);
-  return stream(gen, "none", t, t.bytes, sizes);
+  return stream(gen, "none", t, sizes);
 }
 
 /// `fizzgen yes [--line-length L|random:A..B]`.
-int run_yes(std::vector<std::string> const& words, std::string const& line_length, stream_text t) {
+int run_yes(std::vector<std::string> const& words, std::string const& line_length, stream_request t) {
   std::optional<std::uint64_t> const count = t.count;
   if (line_length.empty()) {
     stream_sizes const sizes = sizes_for(t, stream_kind::constant);
     yes const gen(words, count, sizes.chunk_bytes);
-    return stream(gen, "none", t, t.bytes, sizes);
+    return stream(gen, "none", t, sizes);
   }
   line_lengths const l = parse_line_length(line_length);
   std::string const text = yes_text(words);
@@ -95,148 +90,34 @@ int run_yes(std::vector<std::string> const& words, std::string const& line_lengt
   if (!l.random) {  // one line, repeated: the constant stream, as fast as plain yes
     stream_sizes const sizes = sizes_for(t, stream_kind::constant);
     yes const gen = yes::of_line(cycled_line(text, l.longest), count, sizes.chunk_bytes);
-    return stream(gen, "none", t, t.bytes, sizes);
+    return stream(gen, "none", t, sizes);
   }
   // The seed in use is the one --stats prints and check --yes --line-length ... --seed needs.
   t.seed = seed_option(t);
   t.payload_seed = true;
   stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
   yes_random_lengths const gen(text, l.shortest, l.longest, *t.seed, count, sizes.chunk_bytes);
-  return stream(gen, "none", t, t.bytes, sizes);
+  return stream(gen, "none", t, sizes);
 }
 
-/// check's options beyond the rules: what must arrive, where from, on how many threads.
-struct check_text {
-  std::optional<std::uint64_t> count, bytes;  ///< nullopt: not given
-  std::optional<unsigned> threads;
-  std::string file = "-";
-  bool random = false;                ///< --random: a `fizzgen random` stream, drawn with --seed
-  std::optional<std::uint64_t> seed;  ///< the stream's seed (--random, --line-length random:...)
-  bool yes = false;                   ///< --yes: lines of yes, each --line (default y)
-  std::string line;                   ///< "" not given
-  std::string line_length;            ///< --line-length L | random:A..B (with --yes); "" not given
-  bool decoded = false;               ///< --decoded: the rules' words as Morse decoding gives them back
-  bool morse = false;                 ///< --morse: the Morse FizzBuzz stream itself, as `fizzgen morse` writes it
-  std::string read_size;              ///< --read-size SIZES; "" not given
-  std::string interval, report;       ///< --interval T, --report FILE; "" not given
-};
-
-/// --threads, or the CPUs this process may use.
-unsigned check_threads(check_text const& c) {
-  return c.threads ? *c.threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
-}
-
-/// --read-size random:A..B: the read sizes are drawn with --seed.
-bool draws_read_sizes(check_text const& c) { return c.read_size.rfind("random:", 0) == 0; }
-
-/// check --random --seed S: nothing of FizzBuzz applies.
-int run_check_random(fizzbuzz_text const& f, check_text const& c) {
-  if (!c.seed) throw std::invalid_argument("--random: needs --seed S, the seed of the stream");
-  if (c.count || !f.to.empty() || !f.rules.empty() || f.from != "1")
-    throw std::invalid_argument("--random: the stream has no lines; only --bytes says what must arrive");
-  std::uint64_t const seed = *c.seed;
-  int fd = STDIN_FILENO;
-  if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
-    std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
-    return 1;
-  }
-  int const status = check::check_random_main(seed, c.bytes, fd, stdout, stderr, check_threads(c));
-  if (fd != STDIN_FILENO) ::close(fd);
-  return status;
-}
-
-/// check --yes [--line TEXT] [--line-length L|random:A..B --seed S]: nothing of FizzBuzz applies.
-int run_check_yes(fizzbuzz_text const& f, check_text const& c) {
-  if (!f.to.empty() || !f.rules.empty() || f.from != "1" || c.decoded || c.morse)
-    throw std::invalid_argument(
-        "--yes: the lines are yes lines; only --line, --line-length, --seed, --count and --bytes "
-        "apply");
-  check::yes_lines y;
-  y.text = c.line.empty() ? "y" : c.line;
-  if (!c.line_length.empty()) {
-    line_lengths const l = parse_line_length(c.line_length);
-    y.shortest = l.shortest;
-    y.longest = l.longest;
-    y.random = l.random;
-    if (l.random && !c.seed)
-      throw std::invalid_argument("--line-length: random lengths need --seed S, the seed of the stream");
-    y.seed = c.seed.value_or(0);
-  }
-  if (c.seed && !y.random && !draws_read_sizes(c))
-    throw std::invalid_argument(
-        "--seed: only --random, --line-length random:... and --read-size random:... use a seed");
-  int fd = STDIN_FILENO;
-  if (c.file != "-" && (fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
-    std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
-    return 1;
-  }
-  int const status = check::check_yes_main(y, c.count, c.bytes, fd, stdout, stderr, check_threads(c));
-  if (fd != STDIN_FILENO) ::close(fd);
-  return status;
-}
-
-int check_stream(fizzbuzz_text const& f, check_text const& c) {
-  if (c.random && c.yes) throw std::invalid_argument("--random, --yes: one stream at a time");
-  if (c.random && (c.morse || c.decoded)) throw std::invalid_argument("--random: the stream has no Morse");
-  if (c.random) return run_check_random(f, c);
-  if (c.yes) return run_check_yes(f, c);
-  if (c.seed && !draws_read_sizes(c))
-    throw std::invalid_argument("--seed: only check --random and --read-size random:... use a seed");
-  if (!c.line.empty()) throw std::invalid_argument("--line: only check --yes has lines of text");
-  if (!c.line_length.empty()) throw std::invalid_argument("--line-length: only check --yes has lines of a length");
-  check::options o;
-  o.from = parse_positive("--from", f.from);
-  for (auto const& text : f.rules) {
-    rule_text r = parse_rule(text);
-    o.rules.push_back({r.divisor, std::move(r.word)});
-  }
-  // A decoded Morse stream: the words upper-cased, less what has no code (the classic rules too);
-  // the Morse stream itself decodes to the same.
-  if (c.decoded || c.morse) {
-    if (o.rules.empty()) o.rules = {{3, "Fizz"}, {5, "Buzz"}};
-    for (auto& r : o.rules) r.word = check::decoded_word(r.word);
-  }
-  o.lines = c.count;
-  o.bytes = c.bytes;
-  o.morse = c.morse;
-  if (c.morse && o.bytes) throw std::invalid_argument("--bytes: a Morse stream is checked by lines (--count, --to)");
-  if (!f.to.empty()) o.lines = check::lines_between(o.from, parse_positive("--to", f.to));
-  unsigned const n = check_threads(c);
-  int fd = STDIN_FILENO;
-  if (c.file != "-") {
-    fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      std::fprintf(stderr, "fizzgen check: %s: %s\n", c.file.c_str(), std::strerror(errno));
-      return 1;
-    }
-  }
-  int const status = check::check_main(o, fd, stdout, stderr, n);
-  if (fd != STDIN_FILENO) ::close(fd);
-  return status;
-}
-
-/// check with how its input is read (--read-size) and reported while it arrives (--interval).
-int run_check(fizzbuzz_text const& f, check_text const& c) {
-  interval_target const to = open_interval(c.interval, c.report);
-  if (draws_read_sizes(c) && !c.seed)
-    throw std::invalid_argument("--read-size: random sizes need --seed S, to draw the same sizes again");
-  bool seeded = false;
-  check::input_plan plan;
-  plan.sizes = size_pattern_option("--read-size", c.read_size, c.seed.value_or(0), seeded);
+/// check with how its input is reported while it arrives (--interval); the rest is verify/'s.
+int run_check(check::command c, std::optional<unsigned> threads, std::string const& interval,
+              std::string const& report) {
+  interval_target const to = open_interval(interval, report);
+  c.threads = threads ? *threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
   progress_counter received;
-  if (to.period) plan.received = &received.bytes;
-  check::plan_input(std::move(plan));
+  if (to.period) c.received = &received.bytes;
   std::optional<interval_report> intervals;
   if (to.period) intervals.emplace(received, to.out(), *to.period, false);
   int status = 0;
   try {
-    status = check_stream(f, c);
+    status = check::run(c, stdout, stderr);
   } catch (...) {  // a usage error: no report of a check that never ran
     if (intervals) intervals->cancel();
     throw;
   }
   if (intervals && !intervals->finish(status == 0 ? "ok" : "failed")) {
-    std::fprintf(stderr, "fizzgen check: %s: %s\n", c.report.empty() ? "standard error" : c.report.c_str(),
+    std::fprintf(stderr, "fizzgen check: %s: %s\n", report.empty() ? "standard error" : report.c_str(),
                  std::strerror(errno));
     return 1;
   }
@@ -274,8 +155,8 @@ int run_app(int argc, char** argv) {
   app.footer(std::string(kFooter) + "\n\n" + kSizeHelp);
 
   fizzbuzz_text fizz;
-  stream_text fizz_stream;
-  add_rule_options(app, fizz);
+  stream_request fizz_stream;
+  add_rule_options(app, fizz.from, fizz.rules);
   app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")
       ->type_name("N")
       ->check(positive_check());
@@ -284,7 +165,7 @@ int run_app(int argc, char** argv) {
 
   CLI::App* yes_cmd = app.add_subcommand("yes", "Repeat a line forever, byte for byte like GNU yes");
   std::vector<std::string> yes_words;
-  stream_text yes_stream;
+  stream_request yes_stream;
   add_stream_options(*yes_cmd, yes_stream);
   yes_cmd->add_option("STRING", yes_words, "Words of the line, joined by single spaces (default: y)");
   std::string yes_line_length;
@@ -307,21 +188,21 @@ int run_app(int argc, char** argv) {
 
   CLI::App* check_cmd =
       app.add_subcommand("check", "Verify a FizzBuzz stream (FILE or stdin), independently of the generator");
-  fizzbuzz_text check_rules;
-  check_text check_args;
-  add_rule_options(*check_cmd, check_rules);
+  check::command check_args;
+  std::optional<unsigned> check_threads;
+  std::string check_interval, check_report;
+  add_rule_options(*check_cmd, check_args.from, check_args.rules);
   check_cmd->add_option("-n,--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
       ->type_name("N")
       ->transform(size_value());
-  check_cmd->add_option("--to", check_rules.to, "The last line must be that of N (instead of --count)")
+  check_cmd->add_option("--to", check_args.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
       ->excludes("--count")
       ->check(positive_check());
   check_cmd->add_option("-c,--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
       ->type_name("N")
       ->transform(size_value());
-  check_cmd
-      ->add_option("-j,--threads", check_args.threads, "Verify on N threads (default: the CPUs this process may use)")
+  check_cmd->add_option("-j,--threads", check_threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N")
       ->check(threads_check());
   check_cmd->add_flag("--random", check_args.random,
@@ -354,13 +235,12 @@ int run_app(int argc, char** argv) {
       ->type_name("SIZES")
       ->check(write_sizes_check("--read-size"));
   check_cmd
-      ->add_option("--interval", check_args.interval,
+      ->add_option("--interval", check_interval,
                    "Every T (1s, 500ms), one JSON line on stderr (or --report FILE): bytes received over the "
                    "interval, their rate and the totals; a summary line with the verdict at the end")
       ->type_name("T")
       ->check(duration_check());
-  check_cmd->add_option("--report", check_args.report, "Where --interval's lines go, instead of stderr")
-      ->type_name("FILE");
+  check_cmd->add_option("--report", check_report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
   check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
 actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.
@@ -379,7 +259,7 @@ Examples:
 
   CLI::App* random_cmd =
       app.add_subcommand("random", "A seeded binary payload, every byte value: for consumers that must pass any byte");
-  stream_text random_stream;
+  stream_request random_stream;
   add_stream_options(*random_cmd, random_stream);
   random_cmd->footer(R"(The bytes are splitmix64's numbers for --seed S, 8 bytes each, little-endian (default: a
 fresh seed, printed by --stats). fizzgen check --random --seed S verifies them, independently.
@@ -420,12 +300,12 @@ Examples:
         throw std::invalid_argument(name + " belongs after the subcommand, not before it");
     if (list) return list_archs();
     if (*morse.app) return run_morse(morse);
-    if (*sink.app) return run_sink(sink);
+    if (*sink.app) return run_sink(sink.run);
     if (*bench.app) return run_bench(bench);
     if (*tune.app) return run_tune(tune);
     if (*yes_cmd) return run_yes(yes_words, yes_line_length, yes_stream);
     if (*random_cmd) return run_random(random_stream);
-    if (*check_cmd) return run_check(check_rules, check_args);
+    if (*check_cmd) return run_check(check_args, check_threads, check_interval, check_report);
     return run_fizzbuzz(fizz, fizz_stream, arch_name);
   } catch (CLI::CallForHelp const& e) {
     return app.exit(e);

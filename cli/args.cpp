@@ -1,12 +1,8 @@
 #include "cli/args.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
-
-#include "report/report.hpp"
 
 namespace fizzgen::cli {
 
@@ -89,33 +85,6 @@ CLI::Validator choice_check(std::vector<std::string> choices, std::string const&
       list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
     throw std::invalid_argument("'" + text + "' is not a " + noun + " (use " + list + ")");
   });
-}
-
-std::optional<size_pattern> size_pattern_option(std::string_view option, std::string const& text, std::uint64_t seed,
-                                                bool& seeded) {
-  if (text.empty()) return std::nullopt;
-  write_sizes_text const w = parse_write_sizes(text, option);
-  if (!w.list.empty()) return size_pattern(std::vector<std::size_t>(w.list.begin(), w.list.end()));
-  seeded = true;
-  return size_pattern(static_cast<std::size_t>(w.lo), static_cast<std::size_t>(w.hi), seed);
-}
-
-std::chrono::steady_clock::duration positive_duration(char const* option, std::string const& whole,
-                                                      std::string_view text) {
-  std::chrono::nanoseconds const d = parse_duration(option, text);
-  if (d.count() == 0) throw std::invalid_argument(std::string(option) + ": '" + whole + "' needs a time above 0");
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
-}
-
-interval_target open_interval(std::string const& interval, std::string const& report) {
-  interval_target t;
-  if (!interval.empty()) t.period = positive_duration("--interval", interval, interval);
-  if (!report.empty() && !t.period) throw std::invalid_argument("--report: only with --interval T");
-  if (!report.empty()) {
-    t.file.reset(std::fopen(report.c_str(), "w"));
-    if (t.file == nullptr) throw unwritable_report(report + ": " + std::strerror(errno));
-  }
-  return t;
 }
 
 }  // namespace fizzgen::cli

@@ -1,40 +1,20 @@
 #pragma once
 // The CLI11 side of option values: validators that run the parsers of parse/values.hpp while the
 // command line is parsed (so a bad value is refused there, with the parser's words, and the values
-// that reach a command are valid), the JSON report option every command spells the same way, and
-// the option values several commands share (size patterns, --interval with --report).
+// that reach a command are valid), and the JSON report option every command spells the same way.
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "output/size_pattern.hpp"
 #include "parse/values.hpp"
 
 namespace fizzgen::cli {
 
-// The parsers, as the front end calls them.
-using parse::kMaxLineLength;
-using parse::kMaxThreads;
-using parse::kMaxWriteSize;
-using parse::kSizeHelp;
-using parse::kSizeSuffixes;
-using parse::line_lengths;
-using parse::parse_duration;
-using parse::parse_line_length;
-using parse::parse_positive;
-using parse::parse_rule;
-using parse::parse_size;
-using parse::parse_threads;
-using parse::parse_write_sizes;
-using parse::rule_text;
-using parse::write_sizes_text;
+// The parsers, as the front end and its tests call them.
+using namespace parse;
 
 // ---- CLI11 validators: CLI11 writes "--option: " before each message ----------------------------
 
@@ -61,24 +41,5 @@ CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const
 
 /// One of `choices`; else "'TEXT' is not a NOUN (use a, b or c)".
 CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun);
-
-// ---- option values the commands share ---------------------------------------------------------
-
-/// SIZES of `option` as a pattern (none for ""); `seeded` set when its sizes draw with `seed`.
-std::optional<size_pattern> size_pattern_option(std::string_view option, std::string const& text, std::uint64_t seed,
-                                                bool& seeded);
-
-/// A duration of an option that must be more than 0: `text` (a part of `whole`, as given).
-std::chrono::steady_clock::duration positive_duration(char const* option, std::string const& whole,
-                                                      std::string_view text);
-
-/// --interval T and --report FILE: the period (none without T) and where the lines go, FILE
-/// opened now (unwritable_report), so a path that cannot be written fails before the run.
-struct interval_target {
-  std::optional<std::chrono::steady_clock::duration> period;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file{nullptr, &std::fclose};
-  std::FILE* out() const noexcept { return file ? file.get() : stderr; }
-};
-interval_target open_interval(std::string const& interval, std::string const& report);
 
 }  // namespace fizzgen::cli

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "bench/sweep.hpp"
 #include "cli/args.hpp"
 #include "report/report.hpp"
 
@@ -34,21 +33,21 @@ void add_bench_command(CLI::App& app, bench_command& b) {
   b.app = app.add_subcommand("bench",
                              "Measure generation alone, the pipe alone and end to end, across threads and "
                              "chunk and pipe sizes; report medians and the machine");
-  b.app->add_flag("--quick", b.quick, "Fewer sizes, runs of 2 GiB: well under a minute on 2 CPUs");
+  b.app->add_flag("--quick", b.run.quick, "Fewer sizes, runs of 2 GiB: well under a minute on 2 CPUs");
   add_json_option(*b.app, b.json, "--json",
                   "Also write every result as JSON to FILE (for bench/plot.sh); '-' or no FILE: standard "
                   "output, and the table goes to standard error");
-  b.app->add_option("--reps", b.reps, "Repetitions of each configuration (default 5)")
+  b.app->add_option("--reps", b.run.reps, "Repetitions of each configuration (default 5)")
       ->type_name("N")
-      ->check(size_check(1, 1000, "must be from 1 to 1000"));
+      ->transform(size_value(1, 1000, "must be from 1 to 1000"));
   b.app->add_option("--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; a size, as below)")
       ->type_name("N")
-      ->check(size_check(1, UINT64_MAX, "must be at least 1"));
+      ->transform(size_value(1, UINT64_MAX, "must be at least 1"));
   b.app->add_option("--timeout", b.timeout, "Seconds a run may take before it is killed and counted failed")
       ->type_name("S")
-      ->check(size_check(1, UINT64_MAX, "must be at least 1"));
+      ->transform(size_value(1, UINT64_MAX, "must be at least 1"));
   b.app
-      ->add_option("--only", b.only,
+      ->add_option("--only", b.run.only,
                    "Run only these sweeps: threads, pipe_size, chunk_bytes, progress (repeatable or comma separated)")
       ->type_name("SWEEP")
       ->delimiter(',')
@@ -63,13 +62,9 @@ void add_bench_command(CLI::App& app, bench_command& b) {
 }
 
 int run_bench(bench_command const& b) {
-  bench::settings s;
-  s.quick = b.quick;
-  s.only = b.only;
-  // The values passed their size_check while parsing.
-  s.reps = b.reps.empty() ? 5u : static_cast<unsigned>(parse_size("--reps", b.reps));
-  s.bytes = parse_size("--bytes", b.bytes.empty() ? (b.quick ? "2G" : "4G") : b.bytes);
-  s.timeout = std::chrono::seconds(static_cast<long>(parse_size("--timeout", b.timeout)));
+  bench::settings s = b.run;
+  s.bytes = b.bytes.value_or(std::uint64_t{b.run.quick ? 2u : 4u} << 30);
+  s.timeout = std::chrono::seconds(static_cast<long>(b.timeout));
   json_report json_out(b.json);                // opened now: a path that cannot be written fails before the runs
   if (json_out.to_stdout()) s.table = stderr;  // standard output carries the JSON alone
   if (json_out.wanted())

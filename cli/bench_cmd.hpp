@@ -2,20 +2,21 @@
 // `fizzgen bench`'s options; the measurements themselves are bench/sweep.hpp.
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
-#include <vector>
+
+#include "bench/sweep.hpp"
 
 namespace fizzgen::cli {
 
 /// What `fizzgen bench` parsed; CLI11 writes into it while parsing, so it must outlive the parse.
 struct bench_command {
   CLI::App* app = nullptr;
-  bool quick = false;
-  std::string json;               ///< --json FILE
-  std::string reps;               ///< "" = 5
-  std::string bytes;              ///< per run; "" = 2G with --quick, else 4G
-  std::string timeout = "120";    ///< seconds one run may take before it is killed
-  std::vector<std::string> only;  ///< --only SWEEP...: threads, pipe_size, chunk_bytes, progress
+  bench::settings run;                 ///< --quick, --reps, --only as given
+  std::string json;                    ///< --json FILE
+  std::optional<std::uint64_t> bytes;  ///< per run; nullopt: 2G with --quick, else 4G
+  std::uint64_t timeout = 120;         ///< seconds one run may take before it is killed
 };
 
 /// Registers `bench` on app, writing into b.

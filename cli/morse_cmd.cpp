@@ -1,12 +1,5 @@
 #include "cli/morse_cmd.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
@@ -64,18 +57,7 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   auto const cpus = static_cast<unsigned>(allowed_cpus().size());
   o.threads = t.threads.value_or(cpus == 0 ? 1 : cpus);
   if (t.chunk_size) o.chunk_bytes = static_cast<std::size_t>(*t.chunk_size);
-  int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
-  if (out_flags < 0) throw std::runtime_error("standard output is closed");
-  if ((out_flags & O_ACCMODE) == O_RDONLY) throw std::runtime_error("standard output is not open for writing");
-
-  int fd = STDIN_FILENO;
-  if (t.file != "-") {
-    fd = ::open(t.file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error(t.file + ": " + std::strerror(errno));
-    o.input_name = t.file;
-  }
-  morse_stream_report const r = run_morse_stream(fd, STDOUT_FILENO, o);
-  if (fd != STDIN_FILENO) ::close(fd);
+  morse_stream_report const r = run_morse_file(t.file, o);
   return exit_status(r.status, r.error);
 }
 
@@ -85,7 +67,7 @@ int run_stream(morse_command const& m) {
   stream_sizes const sizes =
       sizes_for(m.stream, m.stream.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten);
   morse_fizzbuzz const gen(w.from, to_rules(m.fizz.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, m.stream.bytes, sizes);
+  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", m.stream, sizes);
 }
 
 }  // namespace
@@ -93,7 +75,7 @@ int run_stream(morse_command const& m) {
 void add_morse_command(CLI::App& app, morse_command& m) {
   m.app =
       app.add_subcommand("morse", "The FizzBuzz stream in Morse code; or any text to Morse and back (encode, decode)");
-  add_rule_options(*m.app, m.fizz);
+  add_rule_options(*m.app, m.fizz.from, m.fizz.rules);
   m.app->add_option("--to", m.fizz.to, "Last number, inclusive (instead of --count)")
       ->type_name("N")
       ->check(positive_check());

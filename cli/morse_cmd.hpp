@@ -26,7 +26,7 @@ struct morse_command {
   CLI::App* encode = nullptr;  ///< `morse encode [FILE|-]`
   CLI::App* decode = nullptr;  ///< `morse decode [FILE|-]`
   fizzbuzz_text fizz;
-  stream_text stream;
+  stream_request stream;
   std::string arch;
   morse_codec_text encode_text, decode_text;
 };

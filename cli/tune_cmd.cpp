@@ -1,8 +1,5 @@
 #include "cli/tune_cmd.hpp"
 
-#include <stdexcept>
-
-#include "bench/tune.hpp"
 #include "cli/args.hpp"
 
 namespace fizzgen::cli {
@@ -11,16 +8,16 @@ void add_tune_command(CLI::App& app, tune_command& t) {
   t.app = app.add_subcommand("tune",
                              "Measure chunk, pipe and thread choices here and store the fastest as this "
                              "machine's plan, which later streams use");
-  t.app->add_option("--bytes", t.bytes, "Bytes per run (default 2G; K, M, G...)")
+  t.app->add_option("--bytes", t.run.bytes, "Bytes per run (default 2G; K, M, G...)")
       ->type_name("N")
-      ->check(size_check(std::uint64_t{1} << 20, UINT64_MAX, "must be at least 1M"));
-  t.app->add_option("--reps", t.reps, "Rounds over the candidates; medians are compared (default 3)")
+      ->transform(size_value(std::uint64_t{1} << 20, UINT64_MAX, "must be at least 1M"));
+  t.app->add_option("--reps", t.run.reps, "Rounds over the candidates; medians are compared (default 3)")
       ->type_name("N")
-      ->check(size_check(1, 100, "must be from 1 to 100"));
+      ->transform(size_value(1, 100, "must be from 1 to 100"));
   t.app->add_option("--timeout", t.timeout, "Seconds a run may take before it is killed (default 60)")
       ->type_name("S")
-      ->check(size_check(1, UINT64_MAX, "must be at least 1"));
-  t.app->add_flag("--dry-run", t.dry_run, "Measure and print the table, but store nothing");
+      ->transform(size_value(1, UINT64_MAX, "must be at least 1"));
+  t.app->add_flag("--dry-run", t.run.dry_run, "Measure and print the table, but store nothing");
   t.app->footer(R"(Each candidate streams FizzBuzz end to end into `fizzgen sink --splice` (pages dropped, as
 pv drops them); candidates take turns, --reps rounds, and the one with the best median rate wins.
 The plan is stored in $FIZZGEN_PLAN, else $XDG_CACHE_HOME/fizzgen/plan, else ~/.cache/fizzgen/plan,
@@ -35,12 +32,8 @@ Examples:
 }
 
 int run_tune(tune_command const& t) {
-  bench::tune_settings s;
-  // The values passed their size_check while parsing.
-  s.bytes = parse_size("--bytes", t.bytes);
-  s.reps = parse_size("--reps", t.reps);
-  s.timeout = std::chrono::seconds(static_cast<long>(parse_size("--timeout", t.timeout)));
-  s.dry_run = t.dry_run;
+  bench::tune_settings s = t.run;
+  s.timeout = std::chrono::seconds(static_cast<long>(t.timeout));
   return bench::run_tune(s);
 }
 

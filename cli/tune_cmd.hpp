@@ -2,18 +2,18 @@
 // `fizzgen tune`'s options; the measuring and storing is bench/tune.hpp.
 
 #include <CLI/CLI.hpp>
-#include <string>
+#include <cstdint>
+
+#include "bench/tune.hpp"
 
 namespace fizzgen::cli {
 
+/// What `fizzgen tune` parsed; CLI11 writes into it while parsing, so it must outlive the parse.
 struct tune_command {
   CLI::App* app = nullptr;
-  std::string bytes = "2G";  ///< per run
-  std::string reps = "3";
-  std::string timeout = "60";
-  bool dry_run = false;  ///< measure and print, store nothing
+  bench::tune_settings run{.bytes = std::uint64_t{2} << 30};  ///< --bytes, --reps, --dry-run as given
+  std::uint64_t timeout = 60;                                 ///< seconds a run may take
 };
-
 void add_tune_command(CLI::App& app, tune_command& t);
 
 /// Returns 0 when a plan was measured (and stored unless --dry-run), 1 when runs failed or the

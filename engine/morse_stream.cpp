@@ -310,4 +310,19 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   return report;
 }
 
+morse_stream_report run_morse_file(std::string const& file, morse_stream_options options) {
+  int const out_flags = ::fcntl(STDOUT_FILENO, F_GETFL);
+  if (out_flags < 0) throw std::runtime_error("standard output is closed");
+  if ((out_flags & O_ACCMODE) == O_RDONLY) throw std::runtime_error("standard output is not open for writing");
+  int fd = STDIN_FILENO;
+  if (file != "-") {
+    fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(file + ": " + std::strerror(errno));
+    options.input_name = file;
+  }
+  morse_stream_report r = run_morse_stream(fd, STDOUT_FILENO, options);
+  if (fd != STDIN_FILENO) ::close(fd);
+  return r;
+}
+
 }  // namespace fizzgen

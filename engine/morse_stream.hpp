@@ -38,4 +38,9 @@ struct morse_stream_report {
 /// the input's end, when the reader goes away (EPIPE, quietly) or on the first failed call.
 morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options const& options);
 
+/// run_morse_stream from `file` ("-": standard input; else it names the input in errors) to
+/// standard output. Throws std::runtime_error when standard output is closed or open only for
+/// reading, or the file cannot be opened.
+morse_stream_report run_morse_file(std::string const& file, morse_stream_options options);
+
 }  // namespace fizzgen

@@ -17,6 +17,10 @@ class size_pattern {
   explicit size_pattern(std::vector<std::size_t> sizes) : sizes_(std::move(sizes)) {}
   /// Sizes from lo to hi inclusive (0 < lo <= hi), drawn with `seed`.
   size_pattern(std::size_t lo, std::size_t hi, std::uint64_t seed) noexcept : lo_(lo), hi_(hi), state_(seed) {}
+  /// The list when it has sizes, else sizes from lo to hi drawn with `seed`: SIZES as
+  /// parse_write_sizes (parse/values.hpp) reads them.
+  size_pattern(std::vector<std::uint64_t> const& list, std::uint64_t lo, std::uint64_t hi, std::uint64_t seed)
+      : sizes_(list.begin(), list.end()), lo_(lo), hi_(hi), state_(seed) {}
 
   /// The next call's size.
   std::size_t next() noexcept {

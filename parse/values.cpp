@@ -135,6 +135,36 @@ write_sizes_text parse_write_sizes(std::string_view text, std::string_view optio
   }
 }
 
+std::chrono::nanoseconds parse_positive_duration(std::string_view option, std::string_view whole,
+                                                 std::string_view text) {
+  std::chrono::nanoseconds const d = parse_duration(option, text);
+  if (d.count() == 0)
+    throw std::invalid_argument(std::string(option) + ": '" + std::string(whole) + "' needs a time above 0");
+  return d;
+}
+
+stall_text parse_stall(std::string_view text) {
+  std::string const whole(text);
+  stall_text s;
+  s.random = text.rfind("random:", 0) == 0;
+  if (s.random) text.remove_prefix(7);
+  std::size_t const colon = text.find(':');
+  if (colon == std::string_view::npos)
+    throw std::invalid_argument("--stall: '" + whole + "' is not N:T or random:N:T (e.g. 1M:300ms)");
+  s.every = parse_size("--stall", text.substr(0, colon));
+  if (s.every == 0) throw std::invalid_argument("--stall: '" + whole + "' needs a byte count above 0");
+  s.pause = parse_positive_duration("--stall", whole, text.substr(colon + 1));
+  return s;
+}
+
+burst_text parse_burst(std::string_view text) {
+  std::size_t const slash = text.find('/');
+  if (slash == std::string_view::npos)
+    throw std::invalid_argument("--burst: '" + std::string(text) + "' is not ON/OFF (e.g. 100ms/2s)");
+  return {parse_positive_duration("--burst", text, text.substr(0, slash)),
+          parse_positive_duration("--burst", text, text.substr(slash + 1))};
+}
+
 line_lengths parse_line_length(std::string_view text) {
   auto const one = [&](std::string_view size) {
     std::uint64_t const n = parse_size("--line-length", size);

@@ -34,6 +34,26 @@ std::uint64_t parse_size(std::string_view option, std::string_view text);
 /// dropped); 0 is a duration. Signs, spaces, other units and more than 2^63-1 ns are refused.
 std::chrono::nanoseconds parse_duration(std::string_view option, std::string_view text);
 
+/// A duration above 0: `text`, a part of the option's value `whole` as given; at 0 the message
+/// names the whole value ("--stall: '1M:0s' needs a time above 0").
+std::chrono::nanoseconds parse_positive_duration(std::string_view option, std::string_view whole,
+                                                 std::string_view text);
+
+/// --stall: "N:T" (a pause of T after every N bytes) or "random:N:T" (at points drawn with the
+/// seed, N bytes apart on average); N a size above 0, T a duration above 0.
+struct stall_text {
+  std::uint64_t every = 0;
+  std::chrono::nanoseconds pause{};
+  bool random = false;
+};
+stall_text parse_stall(std::string_view text);
+
+/// --burst: "ON/OFF", full speed for ON, then nothing for OFF; both durations above 0.
+struct burst_text {
+  std::chrono::nanoseconds on{}, off{};
+};
+burst_text parse_burst(std::string_view text);
+
 /// --write-size: "N" (a fixed size), "A,B,C..." (a repeating list) or "random:A..B" (sizes from
 /// A to B inclusive), every size in parse_size's syntax, from 1 to kMaxWriteSize.
 inline constexpr std::uint64_t kMaxWriteSize = std::uint64_t{1} << 28;

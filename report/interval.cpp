@@ -1,5 +1,10 @@
 #include "report/interval.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "parse/values.hpp"
 #include "report/report.hpp"
 
 namespace fizzgen::cli {
@@ -8,6 +13,17 @@ namespace {
 double seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
+
+interval_target open_interval(std::string const& interval, std::string const& report) {
+  interval_target t;
+  if (!interval.empty()) t.period = parse::parse_positive_duration("--interval", interval, interval);
+  if (!report.empty() && !t.period) throw std::invalid_argument("--report: only with --interval T");
+  if (!report.empty()) {
+    t.file.reset(std::fopen(report.c_str(), "w"));
+    if (t.file == nullptr) throw unwritable_report(report + ": " + std::strerror(errno));
+  }
+  return t;
+}
 
 interval_report::interval_report(progress_counter const& counter, std::FILE* out,
                                  std::chrono::steady_clock::duration period, bool writer)

@@ -8,7 +8,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -16,6 +18,16 @@
 #include "engine/run.hpp"
 
 namespace fizzgen::cli {
+
+/// --interval T and --report FILE: the period (none without T) and where the lines go, FILE
+/// opened now (unwritable_report), so a path that cannot be written fails before the run.
+struct interval_target {
+  std::optional<std::chrono::steady_clock::duration> period;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file{nullptr, &std::fclose};
+  std::FILE* out() const noexcept { return file ? file.get() : stderr; }
+};
+/// Throws std::invalid_argument for a period that is no duration above 0, or FILE without T.
+interval_target open_interval(std::string const& interval, std::string const& report);
 
 class interval_report {
  public:

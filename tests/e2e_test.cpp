@@ -708,7 +708,9 @@ TEST_F(E2E, WriteErrorsNameTheFileAsCoreutilsDoes) {
     EXPECT_EQ(o.err, "fizzgen: /nonexistent/s.json: No such file or directory\n") << cmd;
   }
   // A reader that leaves early ends the help quietly, by SIGPIPE, as with GNU tools.
-  outcome const cut = sh("(sleep 0.3; exec $F --help) | true; exit ${PIPESTATUS[0]}");
+  outcome const cut =
+      sh("(wait_for 20 test -s reader.pid && wait_for 20 gone $(cat reader.pid); exec $F --help) | "
+         "bash -c 'echo $$ >reader.pid'; exit ${PIPESTATUS[0]}");
   EXPECT_EQ(cut.status, 128 + SIGPIPE);
   EXPECT_EQ(cut.err, "");
 }

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <optional>
 #include <random>
 #include <string>
@@ -137,20 +138,15 @@ class jittery : public fizzgen::generator {
 /// Runs f on its own thread; if it has not finished within `limit`, the whole test binary aborts
 /// (a hung engine must fail CI, not block it).
 run_report run_with_watchdog(std::function<run_report()> const& f, std::chrono::seconds limit = 20s) {
-  std::atomic<bool> done{false};
-  std::thread watchdog([&] {
-    auto const deadline = std::chrono::steady_clock::now() + limit;
-    while (!done.load()) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        std::fprintf(stderr, "engine_test: run() did not return within %llds: hang\n",
-                     static_cast<long long>(limit.count()));
-        std::abort();
-      }
-      std::this_thread::sleep_for(5ms);
-    }
+  std::promise<void> done;
+  std::thread watchdog([&, returned = done.get_future()] {
+    if (returned.wait_for(limit) == std::future_status::ready) return;  // woken by the return itself
+    std::fprintf(stderr, "engine_test: run() did not return within %llds: hang\n",
+                 static_cast<long long>(limit.count()));
+    std::abort();
   });
   run_report const r = f();
-  done.store(true);
+  done.set_value();
   watchdog.join();
   return r;
 }

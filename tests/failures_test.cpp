@@ -72,29 +72,37 @@ TEST_F(Failures, ReaderStoppedAndContinued) {
   struct variant {
     char const* what;
     std::string reader_to_check;  ///< runs the reader (pid in reader.pid) and check into check.out
+    std::string flowing;          ///< holds once 1 MiB has come through the reader
   };
   // Readers slow enough (pv -L, read_copy -s) to be caught mid-stream: into check (fresh pages),
-  // into a file (in place).
+  // into a file (in place). Mid-stream is an event: 1 MiB has come out of the reader, into check
+  // (which reads with read(2), counted in /proc/PID/io; pv splices, which is not counted) or into
+  // the file, or into read_copy's own reads.
+  std::string const check_pid = "bash -c 'echo $$ >check.pid; exec \"$F\" check' >check.out";
   for (variant const& v :
-       {variant{"pv | check", "bash -c 'echo $$ >reader.pid; exec pv -q -L 32m' | \"$F\" check >check.out"},
+       {variant{"pv | check", "bash -c 'echo $$ >reader.pid; exec pv -q -L 32m' | " + check_pid,
+                "test -s check.pid && has_read $(cat check.pid) 1048576"},
         variant{"pv > file",
-                "bash -c 'echo $$ >reader.pid; exec pv -q -L 32m' >out.bin && \"$F\" check <out.bin >check.out"},
-        variant{"read_copy | check", "\"$RC\" -i reader.pid -b 16384 -s 200 | \"$F\" check >check.out"}}) {
+                "bash -c 'echo $$ >reader.pid; exec pv -q -L 32m' >out.bin && \"$F\" check <out.bin >check.out",
+                "(( $(stat -c %s out.bin 2>/dev/null || echo 0) >= 1048576 ))"},
+        variant{"read_copy | check", "\"$RC\" -i reader.pid -b 16384 -s 200 | \"$F\" check >check.out",
+                "has_read $(cat reader.pid) 1048576"}}) {
     for (char const* threads : {"1", "3"}) {
       if (std::string(v.what) != "pv | check" && std::string(threads) == "1") continue;  // 2 s each: enough
       std::string const n = std::to_string(std::uint64_t{48} << 20);
-      std::string const cmd =
-          "set -o pipefail; ( while [ ! -s reader.pid ]; do sleep 0.01; done; sleep 0.3; "
-          "kill -STOP $(cat reader.pid) && echo stopped >stop.log; sleep 2; kill -CONT $(cat reader.pid) ) & "
-          "\"$F\" --bytes " +
-          n + " --threads " + threads + " --stats 2>gen.err | " + v.reader_to_check + "; rc=$?; wait; exit $rc";
+      // The 2 s stop is what is tested: a sleep on purpose.
+      std::string const cmd = "set -o pipefail; ( wait_for 20 test -s reader.pid && wait_for 20 eval '" + v.flowing +
+                              "' && kill -STOP $(cat reader.pid) && echo stopped >stop.log; sleep 2; "
+                              "kill -CONT $(cat reader.pid) ) & \"$F\" --bytes " +
+                              n + " --threads " + threads + " --stats 2>gen.err | " + v.reader_to_check +
+                              "; rc=$?; wait; exit $rc";
       outcome const o = sh(cmd, scaled(30s));
       std::string const what = std::string(v.what) + ", --threads " + threads;
       EXPECT_EQ(o.status, 0) << what << ": " << o.err << file("gen.err");
       EXPECT_EQ(file("stop.log"), "stopped\n") << what;
       EXPECT_TRUE(check_ok(file("check.out"), 48u << 20)) << what;
       EXPECT_GE(o.seconds, 2.0) << what << ": the reader was not stopped";
-      sh("rm -f reader.pid stop.log check.out out.bin");
+      sh("rm -f reader.pid check.pid stop.log check.out out.bin");
     }
   }
 }
@@ -107,17 +115,22 @@ TEST_F(Failures, SigintAndSigtermEndTheRunWithinASecond) {
     // Mid-stream into a rate-limited reader, and blocked on the pipe of a stopped reader.
     for (bool stopped : {false, true}) {
       std::string const what = std::string("SIG") + sig + (stopped ? ", reader stopped" : ", reader reading");
+      // The stopped reader's pipe fills in well under 0.2 s; a writer blocked on it (or polling
+      // it) shows nowhere outside the process, so that pause stays a sleep.
       std::string const stop = stopped ? "kill -STOP $(cat reader.pid); sleep 0.2; " : "";
       std::string const cont = stopped ? "kill -CONT $(cat reader.pid) 2>/dev/null; " : "";
+      // Mid-stream: once 1 MiB has come through the reader into check (read(2), in /proc/PID/io).
       std::string const cmd =
-          "( while [ ! -s gen.pid ] || [ ! -s reader.pid ]; do sleep 0.01; done; sleep 0.3; " + stop +
-          "echo $EPOCHREALTIME >kill.time; kill -" + sig +
+          "( wait_for 20 test -s gen.pid -a -s reader.pid -a -s check.pid && "
+          "wait_for 20 has_read $(cat check.pid) 1048576 && " +
+          stop + "echo $EPOCHREALTIME >kill.time; kill -" + sig +
           " $(cat gen.pid); "
-          "while kill -0 $(cat gen.pid) 2>/dev/null; do sleep 0.005; done; echo $EPOCHREALTIME >gone.time; " +
+          "wait_for 20 gone $(cat gen.pid); echo $EPOCHREALTIME >gone.time; " +
           cont +
           ") & "
           "{ bash -c 'echo $$ >gen.pid; exec \"$F\" --threads 3' 2>gen.err; echo $? >gen.status; } | "
-          "bash -c 'echo $$ >reader.pid; exec pv -q -L 64m' | \"$F\" check >check.out; wait";
+          "bash -c 'echo $$ >reader.pid; exec pv -q -L 64m' | bash -c 'echo $$ >check.pid; exec \"$F\" check' "
+          ">check.out; wait";
       outcome const o = sh(cmd, scaled(20s));
       ASSERT_FALSE(o.timed_out) << what;
       double const took = std::stod(file("gone.time")) - std::stod(file("kill.time"));
@@ -126,7 +139,7 @@ TEST_F(Failures, SigintAndSigtermEndTheRunWithinASecond) {
       EXPECT_EQ(file("gen.err"), "") << what;
       // Whatever was emitted before the signal is a correct prefix.
       EXPECT_NE(file("check.out").find("OK: "), std::string::npos) << what << ": " << file("check.out") << o.err;
-      sh("rm -f gen.pid reader.pid kill.time gone.time gen.status gen.err check.out");
+      sh("rm -f gen.pid reader.pid check.pid kill.time gone.time gen.status gen.err check.out");
     }
   }
 }
@@ -266,7 +279,8 @@ TEST_F(Failures, BadStandardOutput) {
     char const* redirect;
     char const* mentions;
   };
-  // The last: the read end of a pipe on fd 1, where vmsplice would silently read.
+  // The last: the read end of a pipe on fd 1, where vmsplice would silently read (its writer
+  // sleeps only to keep that pipe open while fizzgen looks at it).
   for (expect const& e :
        {expect{">&-", "closed"}, expect{"1</dev/null", "writing"}, expect{"< <(sleep 1; echo x) 1<&0", "writing"}}) {
     for (char const* gen : {"--count 1000", "--bytes 10M --threads 3", "yes"}) {

@@ -250,8 +250,8 @@ TEST_F(Measure, BenchInterruptedLeavesNoTemporaryFolder) {
     fs::create_directory(path("tmp"));
     outcome const o =
         sh(std::string("set -m; TMPDIR=$PWD/tmp $F bench --only threads --reps 1000 --bytes 64M >out 2>err & "
-                       "pid=$!; for i in $(seq 200); do ls tmp | grep -q fizzgen_bench_ && break; "
-                       "sleep 0.05; done; sleep 0.5; kill -") +
+                       "pid=$!; wait_for 20 eval 'ls tmp | grep -q fizzgen_bench_' && wait_for 20 has_children $pid "
+                       "&& kill -") +
                sig + " $pid; wait $pid; echo $?",
            60s);
     EXPECT_EQ(o.out, std::string(sig) == "INT" ? "130\n" : "143\n") << sig << ": " << read_file(path("err"));
@@ -326,7 +326,9 @@ TEST_F(Measure, ProgressThenStatsOnTheirOwnLines) {
 TEST_F(Measure, ProgressLineFinishedOnASignal) {
   // SIGTERM (a non-interactive shell's background jobs ignore SIGINT) stops the run: the last
   // progress line ends with a newline, then the process ends by the signal.
-  outcome const o = sh("$F --progress=force > /dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $?");
+  // Signalled once the display has drawn (stderr is the harness's .stderr file).
+  outcome const o =
+      sh("$F --progress=force > /dev/null & p=$!; wait_for 20 test -s .stderr && kill -TERM $p; wait $p; echo $?");
   EXPECT_EQ(o.out, "143\n") << o.err;
   ASSERT_FALSE(o.err.empty());
   EXPECT_EQ(o.err.back(), '\n') << o.err;

@@ -10,14 +10,17 @@
 // $SF splice_forwarder, $TF tee_forwarder, $SX socket_exec, $PX pty_exec, $NX no_thp_exec,
 // $PR park_reader, $PG pipe_grabber, $SD send_fd, $UF unshared_forwarder (tests/tools/).
 // Descriptors above 2 are closed, so no pipe inherited from the test runner (ctest, a CI
-// supervisor) takes part.
+// supervisor) takes part. Every command can wait for an event instead of sleeping (kShellWaits).
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -91,6 +94,30 @@ inline std::uint64_t matrix_bytes() {
 
 /// Deadlines stretch under the sanitizers.
 inline std::chrono::seconds scaled(std::chrono::seconds s) { return kSanitized ? 4 * s : s; }
+
+/// Shell functions defined for every command, to wait for an event rather than sleep:
+///   wait_for SECONDS COMMAND...  runs COMMAND every 10 ms until it succeeds; after SECONDS it
+///                                says on stderr what did not happen, and fails
+///   has_read PID BYTES           PID's read(2) calls have returned BYTES or more (rchar in /proc/PID/io)
+///   threads_at_least PID N       PID runs N threads or more (/proc/PID/task)
+///   has_children PID             PID has started a child process (/proc/PID/task/*/children)
+///   gone PID                     PID has ended
+inline constexpr char const* kShellWaits = R"sh(wait_for() {
+  local deadline=$(( ${EPOCHREALTIME/[.,]/} + $1 * 1000000 )); shift
+  until "$@"; do
+    if (( ${EPOCHREALTIME/[.,]/} > deadline )); then echo "wait_for: '$*' did not happen" >&2; return 1; fi
+    sleep 0.01
+  done
+}
+has_read() {
+  local key value
+  while read -r key value; do [ "$key" = rchar: ] && return $(( value < $2 )); done 2>/dev/null </proc/$1/io
+  return 1
+}
+threads_at_least() { local tasks=(/proc/$1/task/*); [ -e "${tasks[0]}" ] && (( ${#tasks[@]} >= $2 )); }
+has_children() { [ -n "$(cat /proc/$1/task/*/children 2>/dev/null)" ]; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
+)sh";
 
 struct outcome {
   int status = -1;  ///< exit status of bash (128 + signal if it was killed)
@@ -217,7 +244,8 @@ class pipeline_test : public ::testing::Test {
 #endif
       ::unsetenv("FIZZGEN_POISON");
       ::unsetenv("FIZZGEN_ARCH");
-      ::execl("/bin/bash", "bash", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      std::string const script = kShellWaits + cmd;
+      ::execl("/bin/bash", "bash", "-c", script.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
     outcome o;
@@ -226,18 +254,25 @@ class pipeline_test : public ::testing::Test {
       return o;
     }
     ::setpgid(pid, pid);  // also from here, so the kill below cannot race the child's own call
+    // The child's end is an event: its pidfd turns readable (polled for 2 ms where there is none).
+    int const pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     int wstatus = 0;
     for (;;) {
       pid_t const r = ::waitpid(pid, &wstatus, WNOHANG);
       if (r == pid) break;
-      if (std::chrono::steady_clock::now() - start > limit) {
+      auto const left = limit - (std::chrono::steady_clock::now() - start);
+      if (left <= 0s) {
         ::kill(-pid, SIGKILL);
         ::waitpid(pid, &wstatus, 0);
         o.timed_out = true;
         break;
       }
-      std::this_thread::sleep_for(2ms);
+      pollfd ended{pidfd, POLLIN, 0};
+      auto const ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+      if (pidfd < 0 || ::poll(&ended, 1, static_cast<int>(std::min<decltype(ms)>(ms, 1000))) < 0)
+        std::this_thread::sleep_for(2ms);
     }
+    if (pidfd >= 0) ::close(pidfd);
     ::kill(-pid, SIGKILL);  // stragglers of the pipeline, if any
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);

@@ -39,7 +39,10 @@ TEST_F(Report, StreamReportCarriesTheHeaderLinesAndStatus) {
 }
 
 TEST_F(Report, StreamStoppedBySigintSaysInterrupted) {
-  outcome const o = sh("set -m; $F --json s.json >/dev/null & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; echo $?");
+  // Signalled once it runs a second thread: the signal guard is set up before any other thread.
+  outcome const o =
+      sh("set -m; $F --json s.json >/dev/null & pid=$!; wait_for 20 threads_at_least $pid 2 && kill -INT $pid; "
+         "wait $pid; echo $?");
   EXPECT_EQ(o.out, "130\n") << o.err;
   json const doc = parse_json(file("s.json"));
   EXPECT_EQ(doc.value("status", ""), "interrupted") << file("s.json");
