@@ -39,28 +39,45 @@ char* morse_rules_lines(char* out, morse_rules_plan const& plan, char const* num
   static constexpr digit_images kDigits{};
   std::size_t const len = plan.width - 1;
   std::size_t const nv = plan.prefix_vectors;
+  std::size_t const low_digits = plan.low_digits();
+  std::size_t const high_len = len - low_digits;
+  unsigned const span = low_digits == 2 ? 100 : 10;
   // The scratch (morse_rules_plan::scratch_bytes): every group's prefix vectors and the zero
-  // vector, then the current prefix's image (zeros after it), then its digits.
+  // vector, then the image of the high digits (zeros after them), then those digits.
   auto* const slots = reinterpret_cast<std::uint8_t*>(scratch);
-  std::uint8_t* const image = slots + (plan.groups * nv + 1) * V;
-  char* const digits = reinterpret_cast<char*>(image + nv * V + 64);
+  std::uint8_t* const high = slots + (plan.groups * nv + 1) * V;
+  char* const digits = reinterpret_cast<char*>(high + nv * V + 64);
   std::memset(slots + plan.groups * nv * V, 0, V);
-  std::memset(image, 0, nv * V + 64);
-  std::memcpy(digits, number, len);
-  for (std::size_t i = 0; i < len; ++i) std::memcpy(image + 6 * i, kDigits.bytes[digits[i] - '0'], 6);
-  // prefix + 1, rewriting the codes of the digits that change; the caller guarantees that the
-  // width stays.
+  std::memset(high, 0, nv * V + 64);
+  std::memcpy(digits, number, high_len);
+  for (std::size_t i = 0; i < high_len; ++i) std::memcpy(high + 6 * i, kDigits.bytes[digits[i] - '0'], 6);
+  unsigned t = 0;  // the low digits' value
+  for (std::size_t i = high_len; i < len; ++i) t = t * 10 + static_cast<unsigned>(number[i] - '0');
+  // prefix + 1; the caller guarantees that the width stays, so a carry out of the low digits
+  // finds a high digit that is not 9.
   auto const increment = [&] {
-    std::size_t i = len;
+    if (++t != span) [[likely]]
+      return;
+    t = 0;
+    if (high_len == 0) return;  // never: the width would grow
+    std::size_t i = high_len;
     while (i > 1 && digits[i - 1] == '9') {
       digits[--i] = '0';
-      std::memcpy(image + 6 * i, kDigits.bytes[0], 6);
+      std::memcpy(high + 6 * i, kDigits.bytes[0], 6);
     }
     ++digits[i - 1];
-    std::memcpy(image + 6 * (i - 1), kDigits.bytes[digits[i - 1] - '0'], 6);
+    std::memcpy(high + 6 * (i - 1), kDigits.bytes[digits[i - 1] - '0'], 6);
   };
+  std::uint8_t const* const low = plan.low.data();
   auto const keep_image = [&](std::uint64_t group) {
-    for (std::size_t k = 0; k < nv; ++k) std::memcpy(slots + (group * nv + k) * V, image + k * V, V);
+    for (std::size_t k = 0; k < nv; ++k) {
+      vec h;
+      vec l;
+      std::memcpy(&h, high + k * V, V);
+      std::memcpy(&l, low + (t * nv + k) * V, V);
+      h |= l;
+      std::memcpy(slots + (group * nv + k) * V, &h, V);
+    }
   };
 
   std::uint8_t const* const images = plan.images.data();

@@ -33,7 +33,7 @@ struct morse_store {
 /// One block (block_lines lines from phase 0) at one digit width.
 struct morse_rules_plan {
   std::size_t width = 0;           ///< digits of every number; 0: not planned
-  std::size_t store_bytes = 0;     ///< bytes of every store (16, 32 or 64)
+  std::size_t store_bytes = 0;     ///< bytes of every store (16, 32 or 64, whichever costs least)
   std::size_t prefix_vectors = 0;  ///< store_bytes vectors a prefix image takes
   std::uint64_t block_lines = 0;   ///< a multiple of Q: short blocks are planned several at once
   std::uint64_t groups = 0;        ///< block_lines / 10
@@ -47,9 +47,15 @@ struct morse_rules_plan {
   std::vector<morse_store> stores;
   std::vector<std::uint8_t> images;  ///< store_bytes bytes each; zeros where a prefix goes, and past the next store
   std::vector<char> text;            ///< the block, zeros for the prefixes
+  /// The prefix image of a group is its high digits' image ORed with low[t], t its last two
+  /// digits (its one digit when the prefix has one): t's codes at their place, zeros elsewhere,
+  /// prefix_vectors vectors each. Within a hundred groups no digit carries and nothing narrow is
+  /// stored, where an image rewritten digit by digit and read back whole stalls the loads.
+  std::vector<std::uint8_t> low;
+  std::size_t low_digits() const noexcept { return width >= 3 ? 2 : 1; }
 
   /// Scratch the kernel needs (64-aligned): the prefix vectors of every group and the zero one,
-  /// the current prefix's image, its digits.
+  /// the image of the current prefix's high digits, those digits.
   std::size_t scratch_bytes() const noexcept {
     return (groups * prefix_vectors + 1) * store_bytes + (prefix_vectors * store_bytes + 64) + (width + 64);
   }
