@@ -1,6 +1,7 @@
 #include "generators/morse_rules_plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <string>
@@ -95,7 +96,7 @@ morse_rules_plan plan_width(std::vector<std::string> const& words, std::uint64_t
     stores[i].image = it->second;
   }
   plan.images.resize(distinct.size() * v);
-  for (auto const& [image, index] : distinct) std::copy(image.begin(), image.end(), plan.images.begin() + index * v);
+  for (auto const& [image, index] : distinct) std::memcpy(&plan.images[std::size_t{index} * v], image.data(), v);
 
   plan.text.resize(plan.block_bytes);
   for (std::size_t b = 0; b < plan.block_bytes; ++b)
