@@ -10,6 +10,7 @@
 namespace fizzgen {
 
 struct rule_template;
+struct morse_rules_plan;
 
 /// Decodes n bytes of Morse as morse::decode does (generators/morse_decode_kernel.hpp).
 using morse_decode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
@@ -29,6 +30,10 @@ using morse_decode_fn = std::size_t (*)(char const* in, std::size_t n, char* out
 /// Writes 30-line classic FizzBuzz blocks in Morse; see generators/morse_fizzbuzz_kernel.hpp.
 using morse_blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
+/// Writes custom-rules lines in Morse with a plan; see generators/morse_fizzbuzz_kernel.hpp.
+using morse_rules_fn = char* (*)(char* out, morse_rules_plan const& plan, char const* number, std::uint64_t phase,
+                                 std::uint64_t lines, std::byte* scratch) noexcept;
+
 /// Encodes n bytes to Morse as morse::encode_eager does (generators/morse_encode_kernel.hpp).
 using morse_encode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
 
@@ -47,6 +52,7 @@ struct kernel_arch {
   morse_encode_fn morse_encode = nullptr;  ///< the Morse encoder kernel; nullptr: the scalar encoder
   morse_blocks_fn morse_blocks = nullptr;  ///< classic FizzBuzz in Morse; nullptr: scalar lines encoded
   morse_decode_fn morse_decode = nullptr;  ///< the Morse decoder kernel; nullptr: the scalar decoder
+  morse_rules_fn morse_rules = nullptr;    ///< custom rules in Morse; nullptr: plain lines encoded
 };
 
 /// Every arch the binary carries, best first; the last is "scalar", always available.

@@ -77,6 +77,18 @@ morse_fizzbuzz::morse_fizzbuzz(decimal const& from, rule_set rules, std::optiona
       capacity_(scratch_offset_ + 64 + plain_offset_ + plain_bytes_),
       arch_(&arch) {
   if (rules_ == classic_rules()) kernel_ = arch.morse_blocks;
+  if (kernel_ == nullptr && arch.morse_rules != nullptr) {
+    // The widths the stream reaches: offsets stay below 2^64, so at most 20 more digits.
+    std::size_t const first = from.digits().size();
+    std::size_t const last =
+        total_lines ? from.plus(std::max<std::uint64_t>(*total_lines, 1) - 1).digits().size() : first + 20;
+    rules_plans_ = morse_rules_template::build(rules_, first, last, arch.vector_bytes);
+  }
+  if (rules_plans_) {
+    from_mod_q_ = from.mod(rules_plans_->period_lines);
+    rules_offset_ = (plain_offset_ + plain_bytes_ + 63) / 64 * 64;
+    capacity_ = scratch_offset_ + 64 + rules_offset_ + rules_plans_->scratch_bytes;
+  }
 }
 
 char* morse_fizzbuzz::scalar_lines(char* out, line_state& s, char* plain, std::uint64_t count) const noexcept {
@@ -100,6 +112,15 @@ std::size_t morse_fizzbuzz::fill_at(chunk const& c, std::span<std::byte> out, st
   line_state s = plan_.start(c, scratch);
   char* const plain = reinterpret_cast<char*>(scratch + plain_offset_);
   auto const scalar = [&](char* p, std::uint64_t n) { return scalar_lines(p, s, plain, n); };
+  if (rules_plans_) {
+    // Chunks never mix widths, so the plan kernel takes a whole chunk or none of it.
+    if (morse_rules_plan const* plan = rules_plans_->plan_for(s.width)) {
+      std::uint64_t const q = rules_plans_->period_lines;
+      std::uint64_t const phase = (from_mod_q_ + c.first_line % q) % q;
+      return static_cast<std::size_t>(
+          arch_->morse_rules(begin, *plan, s.digits, phase, c.lines, scratch + rules_offset_) - begin);
+    }
+  }
   if (kernel_ == nullptr) return static_cast<std::size_t>(scalar(begin, c.lines) - begin);
   std::uint64_t const mod30 = (plan_.from_mod30() + c.first_line % 30) % 30;
   return static_cast<std::size_t>(classic_walk(begin, s, mod30, c.lines, kMorseMaxPrefix, kernel_, scalar) - begin);

@@ -14,6 +14,7 @@
 #include "generators/decimal.hpp"
 #include "generators/generator.hpp"
 #include "generators/morse_fizzbuzz_kernel.hpp"
+#include "generators/morse_rules_plan.hpp"
 #include "generators/rules.hpp"
 #include "generators/width_plan.hpp"
 
@@ -25,7 +26,8 @@ class morse_fizzbuzz final : public generator {
 
   /// Lines from..from+total_lines-1 (unbounded when total_lines is nullopt); from > 0, rules
   /// non-empty. Chunks hold about chunk_bytes bytes on average (at least one line) and never mix
-  /// digit widths. The classic rules run on `arch`'s block kernel where the width allows.
+  /// digit widths. The classic rules run on `arch`'s block kernel where the width allows, other
+  /// rules of a short period on its plan kernel (generators/morse_rules_plan.hpp).
   morse_fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint64_t> total_lines,
                  std::size_t chunk_bytes = kDefaultChunkBytes, kernel_arch const& arch = default_arch());
 
@@ -37,8 +39,9 @@ class morse_fizzbuzz final : public generator {
   /// The most lines any chunk holds.
   std::uint64_t lines_per_chunk() const noexcept { return plan_.max_lines(); }
   kernel_arch const& arch() const noexcept { return *arch_; }
-  /// True when the block kernel writes (most of) the stream: classic rules and a vector arch.
-  bool uses_kernel() const noexcept { return kernel_ != nullptr; }
+  /// True when a vector kernel writes (most of) the stream: the block kernel (classic rules) or
+  /// the plan kernel (custom rules of a short period) on a vector arch.
+  bool uses_kernel() const noexcept { return kernel_ != nullptr || rules_plans_.has_value(); }
 
  private:
   /// Plain lines encoded a batch of about this many bytes at a time.
@@ -54,6 +57,11 @@ class morse_fizzbuzz final : public generator {
   std::size_t capacity_ = 0;
   kernel_arch const* arch_;
   morse_blocks_fn kernel_ = nullptr;  ///< classic rules on a vector arch; nullptr: scalar lines
+  /// Custom rules of a short period on a vector arch: arch_->morse_rules writes every chunk of a
+  /// planned width, with its scratch at rules_offset_ within the fill's.
+  std::optional<morse_rules_template> rules_plans_;
+  std::uint64_t from_mod_q_ = 0;  ///< from mod rules_plans_->period_lines
+  std::size_t rules_offset_ = 0;
 };
 
 }  // namespace fizzgen

@@ -30,4 +30,18 @@ char* morse_fizzbuzz_blocks_sse4_2(char* out, char* prefix, std::size_t prefix_l
 char* morse_fizzbuzz_blocks_avx2(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 char* morse_fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
+struct morse_rules_plan;
+
+/// The contract of kernel_arch::morse_rules (generators/arch.hpp): writes `lines` lines of the Morse
+/// FizzBuzz stream of custom rules with `plan` (generators/morse_rules_plan.hpp), from the number
+/// whose plan.width digits are at `number` and which is `phase` mod the template's Q; every number
+/// written keeps that width. `scratch` holds plan.scratch_bytes() bytes, 64-aligned. Stores up to
+/// plan.store_bytes <= kMorseKernelSlack bytes past the returned end.
+char* morse_fizzbuzz_rules_sse4_2(char* out, morse_rules_plan const& plan, char const* number, std::uint64_t phase,
+                                  std::uint64_t lines, std::byte* scratch) noexcept;
+char* morse_fizzbuzz_rules_avx2(char* out, morse_rules_plan const& plan, char const* number, std::uint64_t phase,
+                                std::uint64_t lines, std::byte* scratch) noexcept;
+char* morse_fizzbuzz_rules_avx512bw(char* out, morse_rules_plan const& plan, char const* number, std::uint64_t phase,
+                                    std::uint64_t lines, std::byte* scratch) noexcept;
+
 }  // namespace fizzgen

@@ -97,6 +97,9 @@ TEST(FillAllocates, NothingOnAnyArchOrPath) {
           }
           fizzgen::morse_fizzbuzz const morse(*decimal::parse(w.from), rules, w.lines, chunk_bytes, arch);
           EXPECT_EQ(allocations_in_fill(morse), 0u) << arch.name << ", Morse, " << what << ", from " << w.from;
+          if (rules.size() == 3 && arch.morse_rules != nullptr) {
+            EXPECT_TRUE(morse.uses_kernel()) << arch.name;
+          }
         }
   }
 }

@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "morse_oracle.hpp"
 #include "oracle.hpp"
@@ -100,6 +101,28 @@ TEST_F(MorseE2E, EveryEncoderArchGivesTheOracleBytes) {
   }
   EXPECT_NE(list.find("scalar"), std::string::npos);
   EXPECT_EQ(sh("$F morse encode --arch nonsense in.txt").status, 2);
+}
+
+TEST_F(MorseE2E, CustomRulesOnEveryArchPassCheck) {
+  // The plan kernel of every arch (and the scalar path), whole blocks and chunk edges, judged by
+  // check's own Morse table, near 1, 10^9 and 10^18, one thread and three.
+  std::string const list = ok("$F --list-archs | awk '$2 == \"available\" { print $1 }'");
+  for (std::size_t at = 0, end; (end = list.find('\n', at)) != std::string::npos; at = end + 1) {
+    std::string const arch = list.substr(at, end - at);
+    std::vector<std::string> const rule_sets{"--rule 3:Fizz --rule 5:Buzz --rule 7:Bazz",
+                                             "--rule 2:Even --rule 7:Seven", "--rule 1:Every",
+                                             "--rule 4:" + std::string(40, 'L') + " --rule 6:Six"};
+    for (std::string const& rules : rule_sets) {
+      for (std::string const window :
+           {"--from 1 -n 100000", "--from 999990000 -n 30000", "--from 999999999999990000 -n 30000"}) {
+        for (char const* threads : {" -j 1", " -j 3"}) {
+          std::string const cmd = "$F morse --arch " + arch + " " + rules + " " + window + threads +
+                                  " | $F check --morse " + rules + " " + window;
+          EXPECT_NE(ok(cmd).find("OK"), std::string::npos) << cmd;
+        }
+      }
+    }
+  }
 }
 
 TEST_F(MorseE2E, DecodeSurvivesRandomBytes) {

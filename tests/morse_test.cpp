@@ -239,21 +239,26 @@ TEST(MorseFizzBuzz, EveryArchAcrossRollOversAndTwoToThe64) {
   }
 }
 
-TEST(MorseFizzBuzz, KernelIsUsedForClassicRulesOnly) {
+TEST(MorseFizzBuzz, KernelsAreUsedForClassicRulesAndShortPeriods) {
   for (auto const& arch : fizzgen::kernel_archs()) {
     morse_fizzbuzz const classic(*decimal::parse("1"), fizzgen::classic_rules(), 10, 4096, arch);
     EXPECT_EQ(classic.uses_kernel(), arch.morse_blocks != nullptr) << arch.name;
     morse_fizzbuzz const custom(*decimal::parse("1"), {{3, "Fizz"}}, 10, 4096, arch);
-    EXPECT_FALSE(custom.uses_kernel());
+    EXPECT_EQ(custom.uses_kernel(), arch.morse_rules != nullptr) << arch.name;
+    morse_fizzbuzz const long_period(*decimal::parse("1"), {{1000003, "Big"}}, 10, 4096, arch);
+    EXPECT_FALSE(long_period.uses_kernel()) << arch.name;
   }
 }
 
 TEST(MorseFizzBuzz, EveryVectorArchCarriesItsMorseKernel) {
   // The registry's rows hold every kernel of their instruction set: a vector arch with a plain
   // FizzBuzz kernel has the Morse one too, and scalar has neither.
-  for (auto const& arch : fizzgen::kernel_archs())
+  for (auto const& arch : fizzgen::kernel_archs()) {
     EXPECT_EQ(arch.morse_blocks != nullptr, arch.blocks != nullptr) << arch.name;
+    EXPECT_EQ(arch.morse_rules != nullptr, arch.blocks != nullptr) << arch.name;
+  }
   EXPECT_EQ(fizzgen::kernel_archs().back().morse_blocks, nullptr);
+  EXPECT_EQ(fizzgen::kernel_archs().back().morse_rules, nullptr);
 }
 
 TEST(MorseFizzBuzz, CustomRules) {
@@ -275,6 +280,43 @@ TEST(MorseFizzBuzz, CustomRules) {
           morse_fizzbuzz const g(*decimal::parse(from), to_rule_set(rs), 300, chunk_bytes, arch);
           ASSERT_EQ(oracle::first_difference(fill_all(g), want), "")
               << rs[0].second << " from " << from << " on " << arch.name;
+        }
+      }
+    }
+  }
+}
+
+TEST(MorseFizzBuzz, CustomRulesPlanKernelOnEveryArchAgainstTheOracle) {
+  // Whole blocks and the partial ones around them, for rule sets of short and long blocks, word
+  // lines with and without numbers between them, and starts near 1, 10^9 and 10^18 (widths of one
+  // 16-, 32- and 64-byte store and of several), cut into chunks of many sizes.
+  std::string const long_word(150, 'w');
+  std::vector<oracle::rules> const rule_sets{
+      {{3, "Fizz"}, {5, "Buzz"}, {7, "Bazz"}},
+      {{2, "Even"}, {7, "Seven"}},
+      {{1, "Fizz"}},                                 // period 1: no number at all
+      {{1, "a"}, {2, "b"}},                          // period 2: short word lines only
+      {{4, long_word + " " + long_word}, {6, "?"}},  // a word line of many stores
+      {{9, "Se&v*n x"}, {10, "#"}, {12, "%"}},       // shared codes, an empty line
+      {{11, "Eleven"}, {13, "Thirteen"}},            // Q = 1430: blocks longer than a chunk
+  };
+  std::vector<std::pair<std::string, std::uint64_t>> const windows{
+      {"1", 30000},
+      {"95", 500},
+      {"999999000", 5000},                   // up to 10^9 and past it
+      {"999999999999999500", 4000},          // across 10^18
+      {"12345678901234567890123456", 3000},  // a 26-digit prefix: several vectors
+  };
+  for (auto const& rs : rule_sets) {
+    for (auto const& [from, count] : windows) {
+      std::string const want = morse_oracle_lines(from, rs, count);
+      for (auto const& arch : fizzgen::kernel_archs()) {
+        if (!arch.available || arch.morse_rules == nullptr) continue;
+        for (std::size_t chunk_bytes : {std::size_t{100}, std::size_t{7777}, morse_fizzbuzz::kDefaultChunkBytes}) {
+          morse_fizzbuzz const g(*decimal::parse(from), to_rule_set(rs), count, chunk_bytes, arch);
+          ASSERT_TRUE(g.uses_kernel()) << arch.name;
+          ASSERT_EQ(oracle::first_difference(fill_all(g), want), "")
+              << rs[0].second << " from " << from << " chunk " << chunk_bytes << " on " << arch.name;
         }
       }
     }

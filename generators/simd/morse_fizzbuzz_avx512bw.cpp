@@ -1,6 +1,7 @@
 // The Morse FizzBuzz kernel for avx512bw: the only file compiled with its flags. Copies are as
 // narrow as the prefix image allows: a split 16-byte store costs less than a split 64-byte one.
 #include "generators/morse_fizzbuzz_kernel_impl.hpp"
+#include "generators/morse_rules_kernel_impl.hpp"
 
 namespace fizzgen {
 
@@ -8,6 +9,11 @@ char* morse_fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix
   if (6 * prefix_len <= 16) return morse_blocks_for<16>(out, prefix, prefix_len, blocks);
   if (6 * prefix_len <= 32) return morse_blocks_for<32>(out, prefix, prefix_len, blocks);
   return morse_blocks_for<64>(out, prefix, prefix_len, blocks);
+}
+
+char* morse_fizzbuzz_rules_avx512bw(char* out, morse_rules_plan const& plan, char const* number, std::uint64_t phase,
+                                    std::uint64_t lines, std::byte* scratch) noexcept {
+  return morse_rules_for<64>(out, plan, number, phase, lines, scratch);
 }
 
 }  // namespace fizzgen
