@@ -183,21 +183,28 @@ TEST_F(ReadSeam, MorseNamesTheInputOnAReadError) {
   EXPECT_EQ(r.error, "standard input: Input/output error");
 }
 
-/// What run_morse_stream writes for `input` encoded on 2 threads in chunks of `chunk` bytes.
-std::string morse_of(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
-  fed_pipe p(input);
+/// What run_morse_stream writes for in_fd encoded on 2 threads in chunks of `chunk` bytes (at
+/// most 1 MiB: what the pipe holds).
+std::string morse_of_fd(int in_fd, std::size_t chunk, std::string const& name, fizzgen::morse_stream_report& r) {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::fcntl(out[0], F_SETPIPE_SZ, 1 << 20) < 0) return "(no pipe)";
   fizzgen::morse_stream_options o;
   o.threads = 2;
   o.chunk_bytes = chunk;
-  r = fizzgen::run_morse_stream(p.fd(), out[1], o);
+  o.input_name = name;
+  r = fizzgen::run_morse_stream(in_fd, out[1], o);
   ::close(out[1]);
   std::string got(1 << 16, '\0');
   ssize_t const n = sys::real().read(out[0], got.data(), got.size());
   ::close(out[0]);
   got.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return got;
+}
+
+/// What run_morse_stream writes for `input` from a pipe.
+std::string morse_of(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
+  fed_pipe p(input);
+  return morse_of_fd(p.fd(), chunk, "standard input", r);
 }
 
 TEST_F(ReadSeam, MorseEncodesEveryByteThroughShortReadsAndEintr) {
@@ -233,27 +240,14 @@ ssize_t fake_pread(int fd, void* buf, std::size_t len, off_t offset) {
   return sys::real().pread(fd, buf, len, offset);
 }
 
-/// What run_morse_stream writes for `input` in a file (read with pread), encoded on 2 threads
-/// in chunks of `chunk` bytes.
+/// What run_morse_stream writes for `input` from a file (read with pread).
 std::string morse_of_file(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
   std::FILE* f = std::tmpfile();
   if (f == nullptr || std::fwrite(input.data(), 1, input.size(), f) != input.size() || std::fflush(f) != 0)
     return "(no file)";
-  int const in = ::fileno(f);
-  ::lseek(in, 0, SEEK_SET);
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::fcntl(out[0], F_SETPIPE_SZ, 1 << 20) < 0) return "(no pipe)";
-  fizzgen::morse_stream_options o;
-  o.threads = 2;
-  o.chunk_bytes = chunk;
-  o.input_name = "input.txt";
-  r = fizzgen::run_morse_stream(in, out[1], o);
-  ::close(out[1]);
+  ::lseek(::fileno(f), 0, SEEK_SET);
+  std::string got = morse_of_fd(::fileno(f), chunk, "input.txt", r);
   std::fclose(f);
-  std::string got(1 << 16, '\0');
-  ssize_t const n = sys::real().read(out[0], got.data(), got.size());
-  ::close(out[0]);
-  got.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return got;
 }
 
