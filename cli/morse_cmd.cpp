@@ -54,8 +54,12 @@ int run_codec(morse_codec_text const& t, morse_direction direction) {
   morse_stream_options o;
   o.direction = direction;
   o.arch = &choose_arch(t.arch);
-  auto const cpus = static_cast<unsigned>(allowed_cpus().size());
-  o.threads = t.threads.value_or(cpus == 0 ? 1 : cpus);
+  if (t.threads) {
+    o.threads = *t.threads;
+  } else {  // only then: hwloc reads much of /sys, a few ms of a short run
+    auto const cpus = static_cast<unsigned>(allowed_cpus().size());
+    o.threads = cpus == 0 ? 1 : cpus;
+  }
   if (t.chunk_size) o.chunk_bytes = static_cast<std::size_t>(*t.chunk_size);
   morse_stream_report const r = run_morse_file(t.file, o);
   return exit_status(r.status, r.error);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -30,8 +31,10 @@ namespace {
 
 /// One chunk on its way through the pipeline; reused, buffers and all.
 struct token {
-  std::unique_ptr<char[]> in_buf;  ///< read(2) input lands here, and mapped input is copied here
+  std::unique_ptr<char[]> in_buf;  ///< read(2) and pread(2) input lands here, and mapped input is copied here
   std::span<char const> in;        ///< the chunk: in in_buf or in the mapping
+  off_t file_offset = -1;          ///< >= 0: the chunk is file_len bytes of the file from there, not read yet
+  std::size_t file_len = 0;
   std::unique_ptr<char[]> out_buf;
   char* out = nullptr;  ///< out_buf + 1: the byte before is room for a space the joiner adds
   std::size_t out_len = 0;
@@ -42,9 +45,10 @@ struct token {
 /// cut short while it is mapped reads as zeros past the cut, and cut() says so (sigbus_guard).
 class mapping {
  public:
-  explicit mapping(int fd) : fd_(fd) {
+  /// Maps nothing when `wanted` is false.
+  mapping(int fd, bool wanted) : fd_(fd) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
+    if (!wanted || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
     off_t const offset = ::lseek(fd, 0, SEEK_CUR);
     if (offset < 0 || offset >= st.st_size) return;
     auto const page = static_cast<off_t>(::sysconf(_SC_PAGESIZE));
@@ -91,6 +95,55 @@ class mapping {
   off_t size_ = 0;  ///< the file's size when it was mapped
   std::span<char const> data_;
   sigbus_guard guard_;
+};
+
+/// A regular file's bytes from the current offset, read with pread(2) by whichever thread encodes
+/// them: no mapping to fault in and tear down, and no copy in the serial stage (encode only: its
+/// chunks need not end anywhere in particular). Empty when the fd is anything else.
+class positioned_file {
+ public:
+  explicit positioned_file(int fd) : fd_(fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
+    off_t const offset = ::lseek(fd, 0, SEEK_CUR);
+    if (offset < 0 || offset >= st.st_size) return;
+    start_ = offset;
+    size_ = st.st_size;
+  }
+  bool open() const noexcept { return size_ > 0; }
+  off_t start() const noexcept { return start_; }
+  off_t size() const noexcept { return size_; }
+  /// Reads the chunk [offset, offset + len) into buf; fewer bytes when the file was cut short
+  /// (then cut() says so from here on).
+  std::size_t read(char* buf, std::size_t len, off_t offset, std::string const& name) {
+    std::size_t got = 0;
+    while (got < len) {
+      ssize_t const r = sys::pread(fd_, buf + got, len - got, offset + static_cast<off_t>(got));
+      if (r < 0) throw_errno(name, static_cast<int>(-r));
+      if (r == 0) {
+        cut_.store(true, std::memory_order_relaxed);  // only a verdict: nothing is published by it
+        break;
+      }
+      got += static_cast<std::size_t>(r);
+    }
+    return got;
+  }
+  bool cut() const noexcept { return cut_.load(std::memory_order_relaxed); }
+  /// cut(), or the file is now shorter than at the start.
+  bool cut_short() const noexcept {
+    struct stat st {};
+    return cut() || (open() && ::fstat(fd_, &st) == 0 && st.st_size < size_);
+  }
+  /// Leaves the fd's offset at the end, as reading it would have.
+  void consumed() const noexcept {
+    if (open()) ::lseek(fd_, 0, SEEK_END);
+  }
+
+ private:
+  int fd_;
+  off_t start_ = 0;
+  off_t size_ = 0;  ///< the file's size at the start; 0: not a regular file (or empty)
+  std::atomic<bool> cut_{false};
 };
 
 /// Reads into buf: at least one byte unless the input ended (returns 0), more while more is
@@ -158,10 +211,23 @@ decode_span decode_chunk(std::span<char const> all, std::size_t pos, std::size_t
 /// The serial input stage: cuts the input into chunks in order.
 class chunker {
  public:
-  chunker(int fd, morse_stream_options const& o) : fd_(fd), map_(fd), options_(o) {}
+  chunker(int fd, morse_stream_options const& o)
+      : fd_(fd), file_(o.direction == morse_direction::encode ? fd : -1), map_(fd, !file_.open()), options_(o) {}
 
-  /// Fills t.in with the next chunk; false once the input has ended.
+  /// Fills t.in with the next chunk (or, for a positioned file, says where it is); false once the
+  /// input has ended.
   bool next(token& t) {
+    t.file_offset = -1;
+    if (file_.open()) {
+      auto const left = static_cast<std::size_t>(file_.size() - file_.start()) - pos_;
+      if (left == 0) return false;
+      t.file_len = std::min(left, options_.chunk_bytes);
+      t.file_offset = file_.start() + static_cast<off_t>(pos_);
+      t.in = {};
+      pos_ += t.file_len;
+      bytes_ += t.file_len;
+      return true;
+    }
     if (map_.mapped()) {
       std::span<char const> const all = map_.data();
       if (pos_ == all.size()) return false;
@@ -184,12 +250,19 @@ class chunker {
   }
 
   bool mapped() const noexcept { return map_.mapped(); }
-  /// A mapped input was cut short while it was read: see mapping::cut and cut_short.
-  bool cut() const noexcept { return map_.cut(); }
-  bool cut_short() const noexcept { return map_.cut_short(); }
+  /// Reads a positioned chunk (token::file_offset >= 0) into t.in_buf; on any thread.
+  void read_chunk(token& t) {
+    t.in = {t.in_buf.get(), file_.read(t.in_buf.get(), t.file_len, t.file_offset, options_.input_name)};
+  }
+  /// A mapped or positioned input was cut short while it was read: see mapping::cut and cut_short.
+  bool cut() const noexcept { return map_.cut() || file_.cut(); }
+  bool cut_short() const noexcept { return map_.cut_short() || file_.cut_short(); }
   /// Input bytes taken so far.
   std::uint64_t bytes() const noexcept { return bytes_; }
-  void finish() const noexcept { map_.consumed(); }
+  void finish() const noexcept {
+    map_.consumed();
+    file_.consumed();
+  }
 
  private:
   /// Decode chunks must end right after a separator; what follows the last one waits for the
@@ -222,6 +295,7 @@ class chunker {
   }
 
   int fd_;
+  positioned_file file_;
   mapping map_;
   morse_stream_options options_;
   std::size_t pos_ = 0;
@@ -258,6 +332,7 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
     return input.next(t);
   };
   auto transform = [&](token& t) {
+    if (t.file_offset >= 0) input.read_chunk(t);
     std::span<char const> in = t.in;
     if (in.data() != t.in_buf.get()) {
       // A mapped chunk is copied into the token's buffer first: the kernels read their input at

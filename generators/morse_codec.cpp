@@ -67,12 +67,15 @@ encode_slot_tables make_slot_tables() noexcept {
     std::string_view const code = code_of(c);
     if (kind_of(c) == byte_kind::pass) {
       put(b, 0, static_cast<char>(c));
+      t.space[b] = kPassBit;
+      t.length[b] = 1;
       continue;
     }
     if (code.empty() || c == kUnslotted) continue;                                            // nothing used
     for (std::size_t j = 0; j < code.size(); ++j) put(b, static_cast<unsigned>(j), code[j]);  // '&' is ". ..."
     put(b, static_cast<unsigned>(code.size()), ' ');
     t.space[b] = static_cast<std::uint8_t>(1u << code.size());
+    t.length[b] = static_cast<std::uint8_t>(code.size() + 1);
   }
   return t;
 }

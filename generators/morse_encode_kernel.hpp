@@ -16,13 +16,17 @@ namespace fizzgen::morse {
 /// The byte of each slot class (classes 8-15 never occur: 16 bytes for a vpshufb table).
 inline constexpr char kSlotBytes[16] = {0, '.', '-', ' ', '/', '\n', '\t', '\r'};
 
-/// Per ASCII byte (bytes >= 0x80 have no code): the three planes of its slot, and `space`, the
-/// bit of its trailing space (0 for '\n' '\t' '\r', which end in none, and for bytes without
-/// a code). A byte without a code uses no slot byte; '%' uses none either, a kernel must send the
-/// blocks holding one to encode_bytes_scalar.
+/// Bit 0 of `space`: a pass byte ('\n' '\t' '\r'); no slot has its space at byte 0.
+inline constexpr std::uint8_t kPassBit = 1;
+
+/// Per ASCII byte (bytes >= 0x80 have no code): the three planes of its slot; `space`, the bit
+/// of its trailing space (0 for bytes without a code), or kPassBit for '\n' '\t' '\r', which
+/// end in none; and `length`, the slot bytes it uses. A byte without a code uses no slot byte;
+/// '%' uses none either, a kernel must send the blocks holding one to encode_bytes_scalar.
 struct alignas(64) encode_slot_tables {
   std::uint8_t plane[3][128];
   std::uint8_t space[128];
+  std::uint8_t length[128];
 };
 
 /// The tables, built from generators/morse_table.

@@ -11,6 +11,7 @@ namespace fizzgen::sys {
 namespace {
 
 ssize_t real_read(int fd, void* buf, std::size_t len) { return ::read(fd, buf, len); }
+ssize_t real_pread(int fd, void* buf, std::size_t len, off_t offset) { return ::pread(fd, buf, len, offset); }
 ssize_t real_write(int fd, void const* buf, std::size_t len) { return ::write(fd, buf, len); }
 ssize_t real_vmsplice(int fd, iovec const* iov, unsigned long n, unsigned flags) {
   return ::vmsplice(fd, iov, n, flags);
@@ -31,8 +32,8 @@ int real_poll_in(int fd, int timeout_ms) {
   return r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) == 0 ? 0 : r;
 }
 
-constexpr ops kReal{real_read,  real_write,   real_vmsplice, real_splice,
-                    real_fcntl, real_madvise, real_poll_out, real_poll_in};
+constexpr ops kReal{real_read,    real_write,    real_vmsplice, real_splice, real_fcntl,
+                    real_madvise, real_poll_out, real_poll_in,  real_pread};
 ops live = kReal;
 
 /// Calls f until it does not fail with EINTR; -errno on failure.
@@ -73,6 +74,9 @@ int poll_out(int fd) noexcept {
 }
 int poll_in(int fd, int timeout_ms) noexcept {
   return retry([&] { return live.poll_in(fd, timeout_ms); });
+}
+ssize_t pread(int fd, void* buf, std::size_t len, off_t offset) noexcept {
+  return retry([&] { return live.pread(fd, buf, len, offset); });
 }
 
 }  // namespace fizzgen::sys

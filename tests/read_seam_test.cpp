@@ -183,21 +183,28 @@ TEST_F(ReadSeam, MorseNamesTheInputOnAReadError) {
   EXPECT_EQ(r.error, "standard input: Input/output error");
 }
 
-/// What run_morse_stream writes for `input` encoded on 2 threads in chunks of `chunk` bytes.
-std::string morse_of(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
-  fed_pipe p(input);
+/// What run_morse_stream writes for in_fd encoded on 2 threads in chunks of `chunk` bytes (at
+/// most 1 MiB: what the pipe holds).
+std::string morse_of_fd(int in_fd, std::size_t chunk, std::string const& name, fizzgen::morse_stream_report& r) {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::fcntl(out[0], F_SETPIPE_SZ, 1 << 20) < 0) return "(no pipe)";
   fizzgen::morse_stream_options o;
   o.threads = 2;
   o.chunk_bytes = chunk;
-  r = fizzgen::run_morse_stream(p.fd(), out[1], o);
+  o.input_name = name;
+  r = fizzgen::run_morse_stream(in_fd, out[1], o);
   ::close(out[1]);
   std::string got(1 << 16, '\0');
   ssize_t const n = sys::real().read(out[0], got.data(), got.size());
   ::close(out[0]);
   got.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return got;
+}
+
+/// What run_morse_stream writes for `input` from a pipe.
+std::string morse_of(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
+  fed_pipe p(input);
+  return morse_of_fd(p.fd(), chunk, "standard input", r);
 }
 
 TEST_F(ReadSeam, MorseEncodesEveryByteThroughShortReadsAndEintr) {
@@ -216,6 +223,55 @@ TEST_F(ReadSeam, MorseEncodesEveryByteThroughShortReadsAndEintr) {
   EXPECT_EQ(r.status, fizzgen::emit_status::ok) << r.error;
   EXPECT_EQ(r.bytes_in, input.size());
   EXPECT_GT(g_read.calls, 100);
+}
+
+ssize_t fake_pread(int fd, void* buf, std::size_t len, off_t offset) {
+  ++g_read.calls;
+  if (g_read.eintr_every > 0 && g_read.calls % g_read.eintr_every == 0) {
+    errno = EINTR;
+    return -1;
+  }
+  if (g_read.fail_after >= 0 && g_read.successes >= g_read.fail_after) {
+    errno = g_read.err;
+    return -1;
+  }
+  ++g_read.successes;
+  if (g_read.max_chunk != 0 && len > g_read.max_chunk) len = g_read.max_chunk;
+  return sys::real().pread(fd, buf, len, offset);
+}
+
+/// What run_morse_stream writes for `input` from a file (read with pread).
+std::string morse_of_file(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
+  std::FILE* f = std::tmpfile();
+  if (f == nullptr || std::fwrite(input.data(), 1, input.size(), f) != input.size() || std::fflush(f) != 0)
+    return "(no file)";
+  ::lseek(::fileno(f), 0, SEEK_SET);
+  std::string got = morse_of_fd(::fileno(f), chunk, "input.txt", r);
+  std::fclose(f);
+  return got;
+}
+
+TEST_F(ReadSeam, MorseEncodesAFileThroughShortPreadsAndEintrAndNamesItOnAnError) {
+  std::string input;
+  for (int i = 0; i < 40; ++i) input += "fizz buzz " + std::to_string(i) + "\n";
+  sys::table() = sys::real();
+  fizzgen::morse_stream_report plain;
+  std::string const expected = morse_of_file(input, 64, plain);
+  ASSERT_EQ(plain.status, fizzgen::emit_status::ok) << plain.error;
+  ASSERT_EQ(expected, morse_of(input, 64, plain));  // the same bytes as from a pipe
+  sys::table().pread = fake_pread;
+  g_read.max_chunk = 3;
+  g_read.eintr_every = 2;
+  fizzgen::morse_stream_report r;
+  EXPECT_EQ(morse_of_file(input, 64, r), expected);
+  EXPECT_EQ(r.status, fizzgen::emit_status::ok) << r.error;
+  EXPECT_EQ(r.bytes_in, input.size());
+  EXPECT_GT(g_read.calls, 100);
+  g_read = {};
+  g_read.fail_after = 3;
+  morse_of_file(input, 64, r);
+  EXPECT_EQ(r.status, fizzgen::emit_status::failed);
+  EXPECT_EQ(r.error, "input.txt: Input/output error");
 }
 
 }  // namespace
