@@ -19,15 +19,20 @@ struct avx2_lanes {
   static reg row(std::uint8_t const* p) noexcept {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<__m128i const*>(p)));
   }
+  static void store(char* p, reg v) noexcept { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
   static reg splat(char c) noexcept { return _mm256_set1_epi8(c); }
   static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
   static reg or_(reg a, reg b) noexcept { return _mm256_or_si256(a, b); }
   static reg and_(reg a, reg b) noexcept { return _mm256_and_si256(a, b); }
-  static reg andnot(reg a, reg b) noexcept { return _mm256_andnot_si256(a, b); }  ///< ~a & b
-  static reg min_u8(reg a, reg b) noexcept { return _mm256_min_epu8(a, b); }
   static reg adds_u8(reg a, reg b) noexcept { return _mm256_adds_epu8(a, b); }
-  static reg sub_u8(reg a, reg b) noexcept { return _mm256_sub_epi8(a, b); }
   static reg shuffle(reg table, reg index) noexcept { return _mm256_shuffle_epi8(table, index); }
+  /// Each byte's high nibble, in its low nibble.
+  static reg high_nibbles(reg a) noexcept { return _mm256_and_si256(_mm256_srli_epi16(a, 4), _mm256_set1_epi8(0x0f)); }
+  /// Bit 7 - N of each byte at bit 7 (the bits below are not used).
+  template <int N>
+  static reg shift_left(reg a) noexcept {
+    return _mm256_slli_epi16(a, N);
+  }
   /// b where bit 7 of mask's byte is set, else a.
   static reg blend(reg a, reg b, reg mask) noexcept { return _mm256_blendv_epi8(a, b, mask); }
   static std::uint32_t bits(reg a) noexcept { return static_cast<std::uint32_t>(_mm256_movemask_epi8(a)); }
