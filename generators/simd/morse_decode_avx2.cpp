@@ -56,11 +56,11 @@ struct avx2_lanes {
     __m128i const p0 = _mm256_castsi256_si128(packed), p1 = _mm256_extracti128_si256(packed, 1);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(o), p0);
     o += t.count[m0];
-    _mm_storeh_pd(reinterpret_cast<double*>(o), _mm_castsi128_pd(p0));
+    _mm_storeh_pi(reinterpret_cast<__m64*>(o), _mm_castsi128_ps(p0));
     o += t.count[m1];
     _mm_storel_epi64(reinterpret_cast<__m128i*>(o), p1);
     o += t.count[m2];
-    _mm_storeh_pd(reinterpret_cast<double*>(o), _mm_castsi128_pd(p1));
+    _mm_storeh_pi(reinterpret_cast<__m64*>(o), _mm_castsi128_ps(p1));
     return o + t.count[m3];
   }
 };

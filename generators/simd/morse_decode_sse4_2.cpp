@@ -49,7 +49,7 @@ struct sse4_2_lanes {
     __m128i const packed = _mm_shuffle_epi8(v, index);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(o), packed);
     o += t.count[m0];
-    _mm_storeh_pd(reinterpret_cast<double*>(o), _mm_castsi128_pd(packed));
+    _mm_storeh_pi(reinterpret_cast<__m64*>(o), _mm_castsi128_ps(packed));
     return o + t.count[m1];
   }
 };
