@@ -6,7 +6,7 @@
 // Every input byte q is looked at as the possible start of a group. Its packed index
 // (1 << len) | dashes (generators/morse_table.hpp) is built from the classes of bytes q+7 down to
 // q, one vector step each, with saturating byte arithmetic so that a group of 8 or more bytes, or
-// one holding a byte that is no symbol, ends at 0xff, which is no code.
+// one holding a byte that is no symbol, ends at an index that is no code.
 
 #include <cstddef>
 #include <cstdint>
