@@ -27,6 +27,8 @@ namespace morse {
 std::size_t morse_encode_avx512vbmi2(char const*, std::size_t, char*) noexcept;
 // Defined in generators/simd/morse_decode_<arch>.cpp.
 std::size_t morse_decode_avx512vbmi2(char const*, std::size_t, char*) noexcept;
+std::size_t morse_decode_avx2(char const*, std::size_t, char*) noexcept;
+std::size_t morse_decode_sse4_2(char const*, std::size_t, char*) noexcept;
 }  // namespace morse
 
 namespace {
@@ -44,6 +46,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
     // FizzBuzz kernels are those of avx512vbmi.
     bool const vbmi2 = vbmi && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("gfni") &&
                        __builtin_cpu_supports("bmi2");
+    // The avx512bw and avx512vbmi rows decode Morse with the avx2 kernel: every AVX-512 CPU has AVX2.
     // One row per instruction set, holding every kernel it has (nullptr: none, the scalar path).
     return std::array<kernel_arch, 6>{{
         {.name = "avx512vbmi2",
@@ -65,6 +68,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .rules = rule_template_avx512vbmi,
          .rules_lane = 64,
          .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
+         .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
         {.name = "avx512bw",
          .max_prefix = 254,
@@ -73,6 +77,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .vector_bytes = 64,
          .rules = rule_template_avx512bw,
          .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
+         .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
         {.name = "avx2",
          .max_prefix = 126,
@@ -82,6 +87,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .rules = rule_template_avx2,
          .rules_lane = 16,
          .morse_blocks = morse_fizzbuzz_blocks_avx2,
+         .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx2},
         {.name = "sse4.2",
          .max_prefix = 62,
@@ -91,6 +97,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .rules = rule_template_sse4_2,
          .rules_lane = 16,
          .morse_blocks = morse_fizzbuzz_blocks_sse4_2,
+         .morse_decode = morse::morse_decode_sse4_2,
          .morse_rules = morse_fizzbuzz_rules_sse4_2},
         {.name = "scalar", .available = true},
     }};

@@ -24,9 +24,6 @@ using blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std
 using template_fn = char* (*)(char* out, rule_template const& t, char const* number, std::size_t width,
                               std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept;
 
-/// Decodes n bytes of Morse as morse::decode does (generators/morse_decode_kernel.hpp).
-using morse_decode_fn = std::size_t (*)(char const* in, std::size_t n, char* out) noexcept;
-
 /// Writes 30-line classic FizzBuzz blocks in Morse; see generators/morse_fizzbuzz_kernel.hpp.
 using morse_blocks_fn = char* (*)(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 

@@ -4,7 +4,8 @@
 // '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there. The decoder
 // kernels likewise against the scalar decoder and the oracle: random bytes, Morse-like bytes, the
 // encoder's output, and the worst cases (every byte a separator, a '\n', a '/', groups of 7 and
-// of 8 or more symbols, bytes from 0x80 up), cut after a separator at every offset.
+// of 8 or more symbols, bytes from 0x80 up), cut after a separator at every offset (once, and
+// twice), and every group of up to 8 symbols at every offset of a window.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
+#include "generators/morse_decode_lanes.hpp"
 #include "morse_oracle.hpp"
 #include "morse_text.hpp"
 #include "oracle.hpp"
@@ -201,17 +203,62 @@ TEST(MorseDecodeKernel, LargeTextMatchesTheOracle) {
 
 TEST(MorseDecodeKernel, CutAfterASeparatorAtEveryOffset) {
   std::mt19937_64 rng(4);
-  std::vector<std::string> const texts{morse::encode(english_like(rng, 40)), random_bytes(rng, 180, ".- /\n"),
+  std::string sevens;  // the Morse of '$'s: every group 7 symbols
+  while (sevens.size() < 200) sevens += "...-..- ";
+  std::vector<std::string> const texts{morse::encode(english_like(rng, 40)),
+                                       random_bytes(rng, 180, ".- /\n"),
                                        std::string(60, ' ') + std::string(60, '.') + "\n",
-                                       random_bytes(rng, 180, ".-- \t\r/x")};
+                                       random_bytes(rng, 180, ".-- \t\r/x"),
+                                       sevens,
+                                       std::string(200, '\n'),
+                                       random_bytes(rng, 200, ".-.-.- /\n\t\r#\x80\xff")};
   for (kernel_arch const* arch : decoder_archs()) {
     for (std::string const& s : texts) {
       std::string const want = morse_oracle::decode(s);
+      std::string_view const v(s);
+      auto after_separator = [&s](std::size_t at) {
+        return at == 0 || at == s.size() || morse::is_separator(s[at - 1]);
+      };
       for (std::size_t a = 0; a <= s.size(); ++a) {
-        if (a > 0 && a < s.size() && !morse::is_separator(s[a - 1])) continue;  // chunks end after a separator
-        std::string_view const v(s);
+        if (!after_separator(a)) continue;  // chunks end after a separator
         ASSERT_EQ(decoded(v.substr(0, a), arch) + decoded(v.substr(a), arch), want) << arch->name << " cut at " << a;
+        // A second cut after the first, every few bytes: pieces of a byte or two, empty ones too.
+        for (std::size_t b = a; b <= s.size(); b += 1 + a % 11) {
+          if (!after_separator(b)) continue;
+          ASSERT_EQ(decoded(v.substr(0, a), arch) + decoded(v.substr(a, b - a), arch) + decoded(v.substr(b), arch),
+                    want)
+              << arch->name << " cut at " << a << " and " << b;
+        }
       }
     }
   }
+}
+
+TEST(MorseDecodeKernel, EveryGroupOfUpToEightSymbolsAtEveryOffset) {
+  // Every string of 1..8 dots and dashes, each as a group between separators of every kind and as
+  // the group before a '/', shifted through every position of a 64-byte window by a leading pad.
+  std::string groups;
+  std::string_view const seps = " \n\t\r";
+  std::size_t count = 0;
+  for (unsigned len = 1; len <= 8; ++len) {
+    for (unsigned bits = 0; bits < (1u << len); ++bits) {
+      for (unsigned k = 0; k < len; ++k) groups += ((bits >> k) & 1u) != 0 ? '-' : '.';
+      groups += seps[count++ % seps.size()];
+      if (count % 5 == 0) groups += "/ ";
+    }
+  }
+  for (kernel_arch const* arch : decoder_archs()) {
+    for (std::size_t pad = 0; pad < 64; ++pad) {
+      std::string const s = std::string(pad, ' ') + groups;
+      ASSERT_EQ(decoded(s, arch), morse_oracle::decode(s)) << arch->name << " pad " << pad;
+    }
+  }
+}
+
+TEST(MorseDecodeKernel, LaneTablesHoldEveryCodeOfSevenSymbols) {
+  // The 16- and 32-byte kernels compare the packed indices from 128 up with a short list.
+  EXPECT_EQ(morse::lane_tables().long_codes_missing, 0);
+  unsigned long_codes = 0;
+  for (auto const& [ch, code] : morse_oracle::table()) long_codes += code.size() == 7 ? 1 : 0;
+  EXPECT_LE(long_codes, morse::kLongCodes);
 }
