@@ -304,16 +304,13 @@ class pipeline {
     // The epoch is read before the emit: a buffer may be vouched for only by an epoch whose
     // scan had ended before any of its pages entered the pipe.
     std::uint64_t const verdict = options_.monitor != nullptr ? options_.monitor->state() : 0;
-    std::size_t size = b.bytes;
-    std::uint64_t const taken = bytes_ + carry_.size();  // carry_: bytes of a cut piece not yet emitted
-    if (options_.byte_limit)
-      size = static_cast<std::size_t>(std::min<std::uint64_t>(size, *options_.byte_limit - taken));
+    std::size_t size = emit_size(b);
     emit_status status = emit_status::ok;
     bool cut_short = false;  // the deadline passed or a stop came while pacing
     std::size_t written = size;
     emitting_ = index;
     if (pattern_) {
-      bool const last = (options_.byte_limit && taken + size >= *options_.byte_limit) || !gen_.plan(index + 1);
+      bool const last = (options_.byte_limit && taken() + size >= *options_.byte_limit) || !gen_.plan(index + 1);
       written = emit_cut(b, size, last, status, cut_short);
     } else if (!pacer_.active()) {
       status = out_.emit({b.memory.data() + b.sent, size - b.sent});  // sent: offered ahead
@@ -354,10 +351,14 @@ class pipeline {
            out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only && !pattern_ && !pacer_.active();
   }
 
+  /// The bytes the stream has given out so far: emitted, and those of a cut piece held back to be
+  /// completed from the next chunk (carry_).
+  std::uint64_t taken() const noexcept { return bytes_ + carry_.size(); }
+
   /// The bytes of b's chunk the emit will send: all, or up to the byte limit.
   std::size_t emit_size(slot_buffer const& b) const noexcept {
     if (!options_.byte_limit) return b.bytes;
-    return static_cast<std::size_t>(std::min<std::uint64_t>(b.bytes, *options_.byte_limit - bytes_));
+    return static_cast<std::size_t>(std::min<std::uint64_t>(b.bytes, *options_.byte_limit - taken()));
   }
 
   /// Offers the pipe what it takes now of b's chunk, without waiting.

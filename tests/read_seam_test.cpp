@@ -31,7 +31,7 @@ struct table_guard {
   table_guard& operator=(table_guard const&) = delete;
 };
 
-/// What the fake read does; plain globals because the table holds function pointers.
+/// What the fake read and pread do; plain globals because the table holds function pointers.
 struct read_script {
   int eintr_first = 0;        ///< the first calls fail with EINTR
   int eintr_every = 0;        ///< > 0: every n-th call fails with EINTR
@@ -43,20 +43,26 @@ struct read_script {
 };
 read_script g_read;
 
-ssize_t fake_read(int fd, void* buf, std::size_t len) {
+/// One call of the fake read or pread asking for len bytes, as g_read scripts it: false (errno set)
+/// where the call is to fail, else true with len cut to the script's largest chunk.
+bool scripted_call(std::size_t& len) {
   ++g_read.calls;
   g_read.asked.push_back(len);
   if (g_read.calls <= g_read.eintr_first || (g_read.eintr_every > 0 && g_read.calls % g_read.eintr_every == 0)) {
     errno = EINTR;
-    return -1;
+    return false;
   }
   if (g_read.fail_after >= 0 && g_read.successes >= g_read.fail_after) {
     errno = g_read.err;
-    return -1;
+    return false;
   }
   ++g_read.successes;
   if (g_read.max_chunk != 0 && len > g_read.max_chunk) len = g_read.max_chunk;
-  return sys::real().read(fd, buf, len);
+  return true;
+}
+
+ssize_t fake_read(int fd, void* buf, std::size_t len) {
+  return scripted_call(len) ? sys::real().read(fd, buf, len) : -1;
 }
 
 std::string fizzbuzz(int from, int to) {
@@ -226,18 +232,7 @@ TEST_F(ReadSeam, MorseEncodesEveryByteThroughShortReadsAndEintr) {
 }
 
 ssize_t fake_pread(int fd, void* buf, std::size_t len, off_t offset) {
-  ++g_read.calls;
-  if (g_read.eintr_every > 0 && g_read.calls % g_read.eintr_every == 0) {
-    errno = EINTR;
-    return -1;
-  }
-  if (g_read.fail_after >= 0 && g_read.successes >= g_read.fail_after) {
-    errno = g_read.err;
-    return -1;
-  }
-  ++g_read.successes;
-  if (g_read.max_chunk != 0 && len > g_read.max_chunk) len = g_read.max_chunk;
-  return sys::real().pread(fd, buf, len, offset);
+  return scripted_call(len) ? sys::real().pread(fd, buf, len, offset) : -1;
 }
 
 /// What run_morse_stream writes for `input` from a file (read with pread).
