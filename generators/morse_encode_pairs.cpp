@@ -1,6 +1,6 @@
 #include "generators/morse_encode_pairs.hpp"
 
-#include <string>
+#include <cstring>
 #include <string_view>
 
 #include "generators/morse_encode_kernel.hpp"
@@ -9,28 +9,44 @@
 namespace fizzgen::morse {
 namespace {
 
-/// What eager encoding writes for byte c on its own: its code and a space, the pass byte itself,
-/// or nothing (also for '%', which no pair holds).
-std::string slot_of(unsigned char c) {
-  if (kind_of(c) == byte_kind::pass) return std::string(1, static_cast<char>(c));
-  if (c == kUnslotted) return {};
-  std::string s(code_of(c));
-  if (!s.empty()) s.push_back(' ');
+/// What eager encoding writes for one byte on its own: its code and a space, the pass byte
+/// itself, or nothing (also for '%', which no pair holds). Plain arrays: the tables are built on
+/// the first encode, which may be inside a fill that must not allocate.
+struct slot {
+  char bytes[8] = {};
+  std::uint8_t length = 0;
+  bool code = false;  ///< ends in a space
+  bool pass = false;
+};
+
+slot slot_of(unsigned char c) noexcept {
+  slot s;
+  if (kind_of(c) == byte_kind::pass) {
+    s.bytes[0] = static_cast<char>(c);
+    s.length = 1;
+    s.pass = true;
+    return s;
+  }
+  std::string_view const code = code_of(c);
+  if (code.empty() || c == kUnslotted) return s;
+  std::memcpy(s.bytes, code.data(), code.size());
+  s.bytes[code.size()] = ' ';
+  s.length = static_cast<std::uint8_t>(code.size() + 1);
+  s.code = true;
   return s;
 }
 
-void fill_pair_tables(encode_pair_tables& t) {
-  std::string slots[128];
+void fill_pair_tables(encode_pair_tables& t) noexcept {
+  slot slots[128];
   for (unsigned c = 0; c < 128; ++c) slots[c] = slot_of(static_cast<unsigned char>(c));
   for (unsigned a = 0; a < 128; ++a) {
     for (unsigned b = 0; b < 128; ++b) {
-      std::string both = slots[a];
-      if (kind_of(static_cast<unsigned char>(b)) == byte_kind::pass && !both.empty() && both.back() == ' ')
-        both.pop_back();  // the pass byte takes back a's space
-      both += slots[b];
+      // The pass byte b takes back a's space.
+      unsigned const first = slots[a].length - (slots[a].code && slots[b].pass ? 1u : 0u);
       std::size_t const i = a | b << 7;
-      both.copy(reinterpret_cast<char*>(t.morse[i]), sizeof t.morse[i]);
-      t.length[i] = static_cast<std::uint8_t>(both.size());
+      std::memcpy(t.morse[i], slots[a].bytes, first);
+      std::memcpy(t.morse[i] + first, slots[b].bytes, slots[b].length);
+      t.length[i] = static_cast<std::uint8_t>(first + slots[b].length);
     }
   }
   for (unsigned c = 0; c < 128; ++c) {
