@@ -1,7 +1,9 @@
 // The Morse encoder kernels: every arch this CPU runs that has one against the scalar encoder
 // (byte for byte, eagerly) and against the oracle (a stream cut into chunks at every offset), on
 // seeded random bytes, English-like text and the worst cases: bytes without a code, every byte a
-// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there. The decoder
+// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there; every pair of
+// ASCII bytes at both parities, and pass bytes taking back a space across runs of bytes without
+// a code over block edges (the pair kernels of avx2 and sse4.2). The decoder
 // kernels likewise against the scalar decoder and the oracle: random bytes, Morse-like bytes, the
 // encoder's output, and the worst cases (every byte a separator, a '\n', a '/', groups of 7 and
 // of 8 or more symbols, bytes from 0x80 up), cut after a separator at every offset (once, and
