@@ -25,6 +25,8 @@ char* rule_template_sse4_2(char*, rule_template const&, char const*, std::size_t
 namespace morse {
 // Defined in generators/simd/morse_encode_<arch>.cpp.
 std::size_t morse_encode_avx512vbmi2(char const*, std::size_t, char*) noexcept;
+std::size_t morse_encode_avx2(char const*, std::size_t, char*) noexcept;
+std::size_t morse_encode_sse4_2(char const*, std::size_t, char*) noexcept;
 // Defined in generators/simd/morse_decode_<arch>.cpp.
 std::size_t morse_decode_avx512vbmi2(char const*, std::size_t, char*) noexcept;
 std::size_t morse_decode_avx2(char const*, std::size_t, char*) noexcept;
@@ -46,7 +48,8 @@ std::array<kernel_arch, 6> const& table() noexcept {
     // FizzBuzz kernels are those of avx512vbmi.
     bool const vbmi2 = vbmi && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("gfni") &&
                        __builtin_cpu_supports("bmi2");
-    // The avx512bw and avx512vbmi rows decode Morse with the avx2 kernel: every AVX-512 CPU has AVX2.
+    // The avx512bw and avx512vbmi rows encode and decode Morse with the avx2 kernels: every AVX-512
+    // CPU has AVX2.
     // One row per instruction set, holding every kernel it has (nullptr: none, the scalar path).
     return std::array<kernel_arch, 6>{{
         {.name = "avx512vbmi2",
@@ -67,6 +70,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .vector_bytes = 64,
          .rules = rule_template_avx512vbmi,
          .rules_lane = 64,
+         .morse_encode = morse::morse_encode_avx2,
          .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
@@ -76,6 +80,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .available = avx512,
          .vector_bytes = 64,
          .rules = rule_template_avx512bw,
+         .morse_encode = morse::morse_encode_avx2,
          .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
@@ -86,6 +91,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .vector_bytes = 32,
          .rules = rule_template_avx2,
          .rules_lane = 16,
+         .morse_encode = morse::morse_encode_avx2,
          .morse_blocks = morse_fizzbuzz_blocks_avx2,
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx2},
@@ -96,6 +102,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .vector_bytes = 16,
          .rules = rule_template_sse4_2,
          .rules_lane = 16,
+         .morse_encode = morse::morse_encode_sse4_2,
          .morse_blocks = morse_fizzbuzz_blocks_sse4_2,
          .morse_decode = morse::morse_decode_sse4_2,
          .morse_rules = morse_fizzbuzz_rules_sse4_2},

@@ -1,7 +1,9 @@
 // The Morse encoder kernels: every arch this CPU runs that has one against the scalar encoder
 // (byte for byte, eagerly) and against the oracle (a stream cut into chunks at every offset), on
 // seeded random bytes, English-like text and the worst cases: bytes without a code, every byte a
-// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there. The decoder
+// '\n', every byte a 7-symbol code, '%' (the byte no slot holds) here and there; every pair of
+// ASCII bytes at both parities, and pass bytes taking back a space across runs of bytes without
+// a code over block edges (the pair kernels of avx2 and sse4.2). The decoder
 // kernels likewise against the scalar decoder and the oracle: random bytes, Morse-like bytes, the
 // encoder's output, and the worst cases (every byte a separator, a '\n', a '/', groups of 7 and
 // of 8 or more symbols, bytes from 0x80 up), cut after a separator at every offset (once, and
@@ -105,6 +107,42 @@ TEST(MorseEncodeKernel, EveryArchWritesTheScalarBytes) {
     std::string const text = random_bytes(rng, 200, "a% \n\t#$&\xff");
     for (std::size_t n = 0; n <= text.size(); ++n)
       ASSERT_EQ(eager(text.substr(0, n), arch), eager(text.substr(0, n), nullptr)) << arch->name << " length " << n;
+  }
+}
+
+TEST(MorseEncodeKernel, EveryPairOfBytesAtBothParities) {
+  // The pair kernels look bytes up two at a time: every ASCII pair, at an even and an odd
+  // offset, with a pass byte right after it and after a run of bytes without a code.
+  auto const archs = encoder_archs();
+  if (archs.empty()) GTEST_SKIP() << "no Morse encoder kernel runs on this CPU";
+  for (kernel_arch const* arch : archs) {
+    for (int a = 0; a < 128; ++a) {
+      std::string s;
+      for (int b = 0; b < 128; ++b) {
+        std::string const pair{static_cast<char>(a), static_cast<char>(b)};
+        s += pair + "\n" + pair + "e" + pair + "##\t" + pair;
+      }
+      ASSERT_EQ(eager(s, arch), eager(s, nullptr)) << arch->name << " first byte " << a;
+      ASSERT_EQ(eager(s.substr(1), arch), eager(s.substr(1), nullptr)) << arch->name << " first byte " << a;
+    }
+  }
+}
+
+TEST(MorseEncodeKernel, PassBytesTakeBackSpacesAcrossBytesWithoutACode) {
+  // A code, then k bytes without a code (crossing block edges), then a pass byte, at every offset.
+  auto const archs = encoder_archs();
+  if (archs.empty()) GTEST_SKIP() << "no Morse encoder kernel runs on this CPU";
+  for (kernel_arch const* arch : archs) {
+    for (std::size_t at = 0; at < 70; ++at) {
+      for (std::size_t k : {0, 1, 2, 5, 15, 31, 32, 33, 64, 100}) {
+        for (char const pass : {'\n', '\r'}) {
+          std::string const s = std::string(at, 'e') + "$" + std::string(k, '\x80') + pass + "e\x01\n" +
+                                std::string(70, '\n') + "t" + std::string(k, '#') + std::string(40, '\t');
+          ASSERT_EQ(eager(s, arch), eager(s, nullptr)) << arch->name << " at " << at << " k " << k;
+          ASSERT_EQ(morse::encode(s, *arch), morse_oracle::encode(s)) << arch->name << " at " << at << " k " << k;
+        }
+      }
+    }
   }
 }
 
