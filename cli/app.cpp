@@ -20,7 +20,7 @@
 #include "cli/tune_cmd.hpp"
 #include "cli/usage.hpp"
 #include "engine/cpus.hpp"
-#include "help_text.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 #include "report/interval.hpp"
 #include "report/report.hpp"
 #include "verify/command.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
-#include "help_text.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 #include "report/report.hpp"
 
 namespace fizzgen::cli {

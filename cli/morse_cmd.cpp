@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
-#include "help_text.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 
 namespace fizzgen::cli {
 namespace {

@@ -1,7 +1,7 @@
 #include "cli/sink_cmd.hpp"
 
 #include "cli/args.hpp"
-#include "help_text.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 
 namespace fizzgen::cli {
 void add_sink_command(CLI::App& app, sink_command& s) {

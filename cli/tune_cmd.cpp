@@ -1,7 +1,7 @@
 #include "cli/tune_cmd.hpp"
 
 #include "cli/args.hpp"
-#include "help_text.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 
 namespace fizzgen::cli {
 
