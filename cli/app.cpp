@@ -20,9 +20,7 @@
 #include "cli/tune_cmd.hpp"
 #include "cli/usage.hpp"
 #include "engine/cpus.hpp"
-#include "generators/fizzbuzz.hpp"
-#include "generators/random_bytes.hpp"
-#include "generators/yes.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 #include "report/interval.hpp"
 #include "report/report.hpp"
 #include "verify/command.hpp"
@@ -49,57 +47,6 @@ void add_version_flags(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_version_flags(*sub);
 }
 
-int list_archs() {
-  kernel_arch const& best = default_arch();
-  for (auto const& a : kernel_archs())
-    std::printf("%-11s %s%s\n", std::string(a.name).c_str(), a.available ? "available" : "not available on this CPU",
-                &a == &best ? " (default)" : "");
-  return 0;
-}
-
-int run_fizzbuzz(fizzbuzz_text const& f, stream_request const& t, std::string const& arch_name) {
-  window const w = parse_window(f, t);
-  kernel_arch const& arch = choose_arch(arch_name);
-  stream_sizes const sizes = sizes_for(t, t.reuse == "never" ? stream_kind::fresh_pages : stream_kind::rewritten, true);
-  fizzbuzz const gen(w.from, to_rules(f.rules), w.lines, sizes.chunk_bytes, arch);
-  return stream(gen, gen.uses_kernel() ? arch.name : "scalar", t, sizes);
-}
-
-int run_random(stream_request t) {
-  if (t.count) throw std::invalid_argument("--count: random has no lines; --bytes says how much");
-  // The seed in use is the one --stats prints and check --random --seed needs.
-  t.seed = seed_option(t);
-  t.payload_seed = true;
-  stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
-  random_bytes const gen(*t.seed, sizes.chunk_bytes);
-  return stream(gen, "none", t, sizes);
-}
-
-/// `fizzgen yes [--line-length L|random:A..B]`.
-int run_yes(std::vector<std::string> const& words, std::string const& line_length, stream_request t) {
-  std::optional<std::uint64_t> const count = t.count;
-  if (line_length.empty()) {
-    stream_sizes const sizes = sizes_for(t, stream_kind::constant);
-    yes const gen(words, count, sizes.chunk_bytes);
-    return stream(gen, "none", t, sizes);
-  }
-  line_lengths const l = parse_line_length(line_length);
-  std::string const text = yes_text(words);
-  if (text.empty() && l.longest > 1)
-    throw std::invalid_argument("--line-length: the line's text is empty: nothing to repeat up to the length");
-  if (!l.random) {  // one line, repeated: the constant stream, as fast as plain yes
-    stream_sizes const sizes = sizes_for(t, stream_kind::constant);
-    yes const gen = yes::of_line(cycled_line(text, l.longest), count, sizes.chunk_bytes);
-    return stream(gen, "none", t, sizes);
-  }
-  // The seed in use is the one --stats prints and check --yes --line-length ... --seed needs.
-  t.seed = seed_option(t);
-  t.payload_seed = true;
-  stream_sizes const sizes = sizes_for(t, stream_kind::rewritten);
-  yes_random_lengths const gen(text, l.shortest, l.longest, *t.seed, count, sizes.chunk_bytes);
-  return stream(gen, "none", t, sizes);
-}
-
 /// check with how its input is reported while it arrives (--interval); the rest is verify/'s.
 int run_check(check::command c, std::optional<unsigned> threads, std::string const& interval,
               std::string const& report) {
@@ -124,22 +71,6 @@ int run_check(check::command c, std::optional<unsigned> threads, std::string con
   return status;
 }
 
-constexpr char const* kFooter = R"(Examples:
-  fizzgen | pv >/dev/null                     throughput run (workers on every CPU but one, left to pv)
-  fizzgen --from 100000000000000000000 --count 15
-  fizzgen --rule 2:Even --rule 7:Seven --to 14
-  fizzgen yes hello world | head -3
-  fizzgen random --seed 7 -c 1G | fizzgen check --random --seed 7 --bytes 1G
-  fizzgen --count 10M | fizzgen check --count 10M   generate and verify, the tail included
-  fizzgen --bytes 20G --progress | fizzgen sink   live progress line, then bytes and rate
-  fizzgen bench --quick                       measure generation, pipe and end to end
-
-Every subcommand has its own --help with examples: fizzgen yes --help, fizzgen check --help,
-fizzgen morse --help, fizzgen sink --help, fizzgen bench --help. See also man fizzgen.
-
-Exit status: 0 done, 1 output or check failure, 2 bad usage.
-When the reader goes away fizzgen ends at once, by SIGPIPE, like GNU tools.)";
-
 /// The tool, with exceptions from the set-up of the parser itself still possible.
 int run_app(int argc, char** argv) {
   note_invocation(argc, argv);
@@ -152,16 +83,11 @@ int run_app(int argc, char** argv) {
       "With no subcommand it writes the FizzBuzz stream.",
       "fizzgen"};
   app.formatter(wrapping_formatter());  // before the subcommands, which copy it
-  app.footer(std::string(kFooter) + "\n\n" + kSizeHelp);
+  app.footer(with_sizes(footer::fizzgen));
 
   fizzbuzz_text fizz;
   stream_request fizz_stream;
-  add_rule_options(app, fizz.from, fizz.rules);
-  app.add_option("--to", fizz.to, "Last number, inclusive (instead of --count)")
-      ->type_name("N")
-      ->check(positive_check());
-  add_stream_options(app, fizz_stream);
-  app.get_option("--to")->excludes(app.get_option("--count"));
+  add_fizzbuzz_options(app, fizz, fizz_stream);
 
   CLI::App* yes_cmd = app.add_subcommand("yes", "Repeat a line forever, byte for byte like GNU yes");
   std::vector<std::string> yes_words;
@@ -175,16 +101,7 @@ int run_app(int argc, char** argv) {
                    "each line's length drawn from A to B with --seed (printed by --stats)")
       ->type_name("L")
       ->check(line_length_check());
-  yes_cmd->footer(R"(Examples:
-  fizzgen yes | head -3                       y, y, y
-  fizzgen yes hello world --count 2           hello world, twice
-  fizzgen yes --bytes 1G | pv >/dev/null      throughput run (one thread: its chunks never change)
-  fizzgen yes --line-length 80 -n 3           lines of 79 y and a newline
-  fizzgen yes --line-length random:1..4K --seed 7    lengths from 1 to 4096, drawn with seed 7
-  ... | fizzgen check --yes --line-length random:1..4K --seed 7   verified with the same options
-  cmp <(fizzgen yes --bytes 1G) <(yes | head -c 1G)   byte for byte GNU yes
-
-)" + std::string(kSizeHelp));
+  yes_cmd->footer(with_sizes(footer::fizzgen_yes));
 
   CLI::App* check_cmd =
       app.add_subcommand("check", "Verify a FizzBuzz stream (FILE or stdin), independently of the generator");
@@ -192,26 +109,22 @@ int run_app(int argc, char** argv) {
   std::optional<unsigned> check_threads;
   std::string check_interval, check_report;
   add_rule_options(*check_cmd, check_args.from, check_args.rules);
-  check_cmd->add_option("-n,--count", check_args.count, "Exactly N lines must arrive (K, M, G...; 0: nothing may)")
-      ->type_name("N")
-      ->transform(size_value());
+  add_size_option(*check_cmd, "-n,--count", check_args.count,
+                  "Exactly N lines must arrive (K, M, G...; 0: nothing may)");
   check_cmd->add_option("--to", check_args.to, "The last line must be that of N (instead of --count)")
       ->type_name("N")
       ->excludes("--count")
       ->check(positive_check());
-  check_cmd->add_option("-c,--bytes", check_args.bytes, "Exactly N bytes must arrive, the last line perhaps cut off")
-      ->type_name("N")
-      ->transform(size_value());
+  add_size_option(*check_cmd, "-c,--bytes", check_args.bytes,
+                  "Exactly N bytes must arrive, the last line perhaps cut off");
   check_cmd->add_option("-j,--threads", check_threads, "Verify on N threads (default: the CPUs this process may use)")
       ->type_name("N")
       ->check(threads_check());
   check_cmd->add_flag("--random", check_args.random,
                       "Verify a 'fizzgen random --seed S' stream instead (give the same --seed; --bytes as above)");
-  check_cmd
-      ->add_option("--seed", check_args.seed,
-                   "The seed of the stream (--random, --line-length random:A..B) and of --read-size random:A..B")
-      ->type_name("S")
-      ->transform(size_value());
+  add_size_option(*check_cmd, "--seed", check_args.seed,
+                  "The seed of the stream (--random, --line-length random:A..B) and of --read-size random:A..B",
+                  size_value(), "S");
   check_cmd->add_flag("--yes", check_args.yes, "Verify lines of yes instead: each one --line (default y)");
   check_cmd->add_option("--line", check_args.line, "The line of --yes, without its newline")->type_name("TEXT");
   check_cmd
@@ -242,34 +155,13 @@ int run_app(int argc, char** argv) {
       ->check(duration_check());
   check_cmd->add_option("--report", check_report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
   check_cmd->add_option("FILE", check_args.file, "Input file; '-' or nothing: standard input");
-  check_cmd->footer(R"(Prints OK with lines and bytes, or the first bad line (number, byte offset, expected and
-actual text) and exits 1. A cut-off last line passes if it is a prefix of the expected one.
---count, --to and --bytes say what must arrive, as the same options of the generator say
-where it stops (with --count and --bytes, whichever ends first): less or more fails and
-names both counts and where the stream ended early or went on. Without them any correct
-stream passes but an empty one (--count 0 says that nothing must arrive).
-
-Examples:
-  fizzgen --count 1G | fizzgen check --count 1G   generate and verify, the tail included
-  fizzgen --from 99 --to 1000 | fizzgen check --from 99 --to 1000
-  fizzgen --rule 2:Even --count 1M | fizzgen check --rule 2:Even
-  fizzgen --bytes 1G | pv | fizzgen check --bytes 1G   through a reader that forwards pages
-  fizzgen --count 1M >out.txt && fizzgen check --count 1M out.txt
-  fizzgen morse -n 1M | fizzgen check --morse -n 1M   Morse, line for line)");
+  check_cmd->footer(footer::fizzgen_check);
 
   CLI::App* random_cmd =
       app.add_subcommand("random", "A seeded binary payload, every byte value: for consumers that must pass any byte");
   stream_request random_stream;
   add_stream_options(*random_cmd, random_stream);
-  random_cmd->footer(R"(The bytes are splitmix64's numbers for --seed S, 8 bytes each, little-endian (default: a
-fresh seed, printed by --stats). fizzgen check --random --seed S verifies them, independently.
-
-Examples:
-  fizzgen random --seed 7 -c 1G | consumer >out    what a consumer passes on...
-  fizzgen check --random --seed 7 --bytes 1G out   ...checked byte for byte
-  fizzgen random --seed 7 --bytes 64 | od -An -tx1    the first 64 bytes
-
-)" + std::string(kSizeHelp));
+  random_cmd->footer(with_sizes(footer::fizzgen_random));
 
   morse_command morse;
   add_morse_command(app, morse);
@@ -283,10 +175,8 @@ Examples:
 
   std::string arch_name;
   bool list = false;
-  app.add_option("--arch", arch_name,
-                 "Force the kernel's instruction set (default: the best the CPU has; "
-                 "also FIZZGEN_ARCH)")
-      ->type_name("NAME");
+  add_arch_option(app, arch_name,
+                  "Force the kernel's instruction set (default: the best the CPU has; also FIZZGEN_ARCH)");
   app.add_flag("--list-archs", list, "List the kernel instruction sets and which this CPU can run");
 
   add_version_flags(app);

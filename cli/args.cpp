@@ -77,6 +77,8 @@ CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const
   return cmd.add_option(names, path, help)->type_name("FILE")->expected(0, 1)->default_str("-");
 }
 
+std::string with_sizes(std::string_view footer) { return std::string(footer) + "\n\n" + kSizeHelp; }
+
 CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun) {
   return parsed_by([choices = std::move(choices), noun](std::string const& text) {
     if (std::find(choices.begin(), choices.end(), text) != choices.end()) return;

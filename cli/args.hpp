@@ -23,6 +23,13 @@ CLI::Validator size_check(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX,
 /// size_check that also turns the text into its number, so that CLI11 stores the option's value
 /// as one (an std::uint64_t, or an std::optional of one for "not given").
 CLI::Validator size_value(std::uint64_t min = 0, std::uint64_t max = UINT64_MAX, std::string const& range = "");
+/// Adds the option `names` whose value is a size, stored as its number (an std::uint64_t, or an
+/// std::optional of one for "not given"); `range` bounds it, `type` is what --help calls it.
+template <class T>
+CLI::Option* add_size_option(CLI::App& cmd, std::string const& names, T& value, std::string const& help,
+                             CLI::Validator const& range = size_value(), std::string const& type = "N") {
+  return cmd.add_option(names, value, help)->type_name(type)->transform(range);
+}
 /// --line-length's L or random:A..B (parse_line_length).
 CLI::Validator line_length_check();
 /// A thread count (parse_threads).
@@ -38,6 +45,9 @@ CLI::Validator write_sizes_check(std::string_view option = "--write-size");
 /// The report option, spelt the same on every command (report/report.hpp): `names` ("--json", or
 /// with an older alias), FILE optional ('-' or none: standard output); `help` says what it holds.
 CLI::Option* add_json_option(CLI::App& cmd, std::string& path, std::string const& names, std::string const& help);
+
+/// A --help footer followed by the paragraph on sizes (parse/values.hpp's kSizeHelp).
+std::string with_sizes(std::string_view footer);
 
 /// One of `choices`; else "'TEXT' is not a NOUN (use a, b or c)".
 CLI::Validator choice_check(std::vector<std::string> choices, std::string const& noun);

@@ -4,31 +4,10 @@
 #include <stdexcept>
 
 #include "cli/args.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 #include "report/report.hpp"
 
 namespace fizzgen::cli {
-namespace {
-
-constexpr char const* kBenchFooter =
-    R"(Each run is a child fizzgen with --json; end-to-end and pipe-only runs write into a
-child `fizzgen sink` through a pipe. Configurations take turns (round-robin), each --reps times;
-the table shows medians (and min-max) of the producer's own rate. Compare ratios within one run:
-absolute GiB/s move from run to run on a shared machine.
-
-Sweeps: threads (1 to the CPUs allowed, then one oversubscribed count), pipe size (--pipe-size)
-and chunk size (the hidden --chunk-bytes), and end-to-end with and without --progress=force.
-
-bench/plot.sh (installed as /usr/share/fizzgen/plot.sh by the Debian package, which suggests
-gnuplot-nox for it) draws the --json results.
-
-Examples:
-  fizzgen bench --quick                         well under a minute on 2 CPUs
-  fizzgen bench --json bench.json && bench/plot.sh bench.json docs/
-  fizzgen bench --reps 9 --bytes 8G             slower, steadier
-  fizzgen bench --only progress --reps 15       what --progress costs, end to end)";
-
-}  // namespace
-
 void add_bench_command(CLI::App& app, bench_command& b) {
   b.app = app.add_subcommand("bench",
                              "Measure generation alone, the pipe alone and end to end, across threads and "
@@ -37,28 +16,19 @@ void add_bench_command(CLI::App& app, bench_command& b) {
   add_json_option(*b.app, b.json, "--json",
                   "Also write every result as JSON to FILE (for bench/plot.sh); '-' or no FILE: standard "
                   "output, and the table goes to standard error");
-  b.app->add_option("--reps", b.run.reps, "Repetitions of each configuration (default 5)")
-      ->type_name("N")
-      ->transform(size_value(1, 1000, "must be from 1 to 1000"));
-  b.app->add_option("--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; a size, as below)")
-      ->type_name("N")
-      ->transform(size_value(1, UINT64_MAX, "must be at least 1"));
-  b.app->add_option("--timeout", b.timeout, "Seconds a run may take before it is killed and counted failed")
-      ->type_name("S")
-      ->transform(size_value(1, UINT64_MAX, "must be at least 1"));
+  add_size_option(*b.app, "--reps", b.run.reps, "Repetitions of each configuration (default 5)",
+                  size_value(1, 1000, "must be from 1 to 1000"));
+  add_size_option(*b.app, "--bytes", b.bytes, "Bytes per run (default 4G, 2G with --quick; a size, as below)",
+                  size_value(1, UINT64_MAX, "must be at least 1"));
+  add_size_option(*b.app, "--timeout", b.timeout, "Seconds a run may take before it is killed and counted failed",
+                  size_value(1, UINT64_MAX, "must be at least 1"), "S");
   b.app
       ->add_option("--only", b.run.only,
                    "Run only these sweeps: threads, pipe_size, chunk_bytes, progress (repeatable or comma separated)")
       ->type_name("SWEEP")
       ->delimiter(',')
-      ->check(CLI::Validator(
-          [](std::string const& sweep) -> std::string {
-            for (char const* known : {"threads", "pipe_size", "chunk_bytes", "progress"})
-              if (sweep == known) return "";
-            return "'" + sweep + "' is not a sweep (use threads, pipe_size, chunk_bytes or progress)";
-          },
-          ""));
-  b.app->footer(std::string(kBenchFooter) + "\n\n" + kSizeHelp);
+      ->check(choice_check({"threads", "pipe_size", "chunk_bytes", "progress"}, "sweep"));
+  b.app->footer(with_sizes(footer::fizzgen_bench));
 }
 
 int run_bench(bench_command const& b) {

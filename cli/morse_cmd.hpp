@@ -3,21 +3,11 @@
 // subcommands `encode` and `decode`, which turn any input into Morse and back on every core.
 
 #include <CLI/CLI.hpp>
-#include <cstdint>
-#include <optional>
 #include <string>
 
 #include "cli/stream_cmd.hpp"
 
 namespace fizzgen::cli {
-
-/// Options of `morse encode` and `morse decode`, as CLI11 converted them (nullopt: not given).
-struct morse_codec_text {
-  std::string file = "-";  ///< "-" is standard input
-  std::optional<unsigned> threads;
-  std::optional<std::uint64_t> chunk_size;
-  std::string arch;  ///< the encoder kernel's instruction set; "": the best the CPU offers
-};
 
 /// What `fizzgen morse [encode|decode]` parsed. CLI11 writes into it while parsing, so it must
 /// outlive the parse.

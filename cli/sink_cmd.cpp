@@ -1,23 +1,9 @@
 #include "cli/sink_cmd.hpp"
 
 #include "cli/args.hpp"
+#include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
 
 namespace fizzgen::cli {
-namespace {
-
-constexpr char const* kSinkFooter =
-    R"(Timing runs from the first byte to the end of input, so a slow start of the producer does
-not count. splice(2) needs a pipe on standard input: a file or a terminal is read with read(2)
-instead (a note on stderr says so).
-
-Examples:
-  fizzgen --bytes 10G | fizzgen sink              splice into /dev/null, like pv -q >/dev/null
-  fizzgen --bytes 10G | fizzgen sink --read       read(2) into a 128 KiB buffer, like cat >/dev/null
-  fizzgen --bytes 1G | fizzgen sink --json        {..., "bytes": 1073741824, "seconds": ...} on stdout
-  fizzgen sink --read <big.file)";
-
-}  // namespace
-
 void add_sink_command(CLI::App& app, sink_command& s) {
   s.app = app.add_subcommand("sink", "Consume standard input like pv -q >/dev/null, then report bytes, seconds, rate");
   auto* splice = s.app->add_flag("--splice", s.splice,
@@ -42,7 +28,7 @@ void add_sink_command(CLI::App& app, sink_command& s) {
       ->type_name("T")
       ->check(duration_check());
   s.app->add_option("--report", s.run.report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
-  s.app->footer(std::string(kSinkFooter) + "\n\n" + kSizeHelp);
+  s.app->footer(with_sizes(footer::fizzgen_sink));
 }
 
 }  // namespace fizzgen::cli

@@ -1,23 +1,15 @@
 #include "cli/stream_cmd.hpp"
 
-#include <cstdlib>
-#include <stdexcept>
-
 #include "cli/args.hpp"
 
 namespace fizzgen::cli {
 void add_stream_options(CLI::App& app, stream_request& t) {
-  app.add_option("-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)")
-      ->type_name("N")
-      ->transform(size_value());
-  app.add_option("-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)")
-      ->type_name("N")
-      ->transform(size_value());
-  app.add_option("--rate", t.rate,
-                 "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
-                 "chunk) so any whole second keeps the rate; no catching up after the reader stalls")
-      ->type_name("R")
-      ->transform(size_value(1, UINT64_MAX, "'0' must be at least 1 byte per second"));
+  add_size_option(app, "-n,--count", t.count, "Stop after N lines (10K = 10240 lines, 1KB = 1000: see Sizes)");
+  add_size_option(app, "-c,--bytes", t.bytes, "Stop after exactly N bytes, even mid-line (1M, 1MB...: see Sizes)");
+  add_size_option(app, "--rate", t.rate,
+                  "Write at most R bytes per second (K, M, G...: 100M), in pieces of R/100 bytes (at most half a "
+                  "chunk) so any whole second keeps the rate; no catching up after the reader stalls",
+                  size_value(1, UINT64_MAX, "'0' must be at least 1 byte per second"), "R");
   app.add_option("--duration", t.duration,
                  "Stop after T (500ms, 3s, 2m, 1h; bare: seconds) at the next piece or chunk; exit 0")
       ->type_name("T")
@@ -40,11 +32,10 @@ void add_stream_options(CLI::App& app, stream_request& t) {
                  "stalls over the interval, and the totals; a summary line at the end")
       ->type_name("T");
   app.add_option("--report", t.report, "Where --interval's lines go, instead of stderr")->type_name("FILE");
-  app.add_option("--seed", t.seed,
-                 "Seed for random choices (--write-size random:..., --stall random:..., yes --line-length "
-                 "random:...; default: a fresh one, printed by --stats)")
-      ->type_name("S")
-      ->transform(size_value());
+  add_size_option(app, "--seed", t.seed,
+                  "Seed for random choices (--write-size random:..., --stall random:..., yes --line-length "
+                  "random:...; default: a fresh one, printed by --stats)",
+                  size_value(), "S");
   app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
                  "the output is a pipe or a socket, which is also the most that work there: more would "
@@ -94,40 +85,17 @@ void add_rule_options(CLI::App& app, std::string& from, std::vector<std::string>
       ->check(rule_check());
 }
 
-rule_set to_rules(std::vector<std::string> const& texts) {
-  if (texts.empty()) return classic_rules();
-  rule_set rules;
-  for (auto const& t : texts) {
-    rule_text r = parse_rule(t);
-    rules.push_back({r.divisor, std::move(r.word)});
-  }
-  return rules;
+void add_fizzbuzz_options(CLI::App& app, fizzbuzz_text& f, stream_request& t) {
+  add_rule_options(app, f.from, f.rules);
+  CLI::Option* to = app.add_option("--to", f.to, "Last number, inclusive (instead of --count)")
+                        ->type_name("N")
+                        ->check(positive_check());
+  add_stream_options(app, t);
+  to->excludes(app.get_option("--count"));
 }
 
-kernel_arch const& choose_arch(std::string const& name) {
-  // --arch first; else FIZZGEN_ARCH, refused the same way (a typo there must not pass unnoticed).
-  std::string const env = [] {
-    char const* v = std::getenv("FIZZGEN_ARCH");
-    return std::string(v != nullptr ? v : "");
-  }();
-  std::string const source = name.empty() ? "FIZZGEN_ARCH" : "--arch";
-  std::string const chosen = name.empty() ? env : name;
-  if (chosen.empty()) return default_arch();
-  kernel_arch const* a = find_arch(chosen);
-  if (a == nullptr) throw std::invalid_argument(source + ": '" + chosen + "' is not an arch (see --list-archs)");
-  if (!a->available) throw std::invalid_argument(source + ": this CPU cannot run " + chosen + " (see --list-archs)");
-  return *a;
-}
-
-window parse_window(fizzbuzz_text const& f, stream_request const& t) {
-  window w{*decimal::parse(parse_positive("--from", f.from)), t.count};
-  if (!f.to.empty()) {
-    decimal const to = *decimal::parse(parse_positive("--to", f.to));
-    if (to < w.from) throw std::invalid_argument("--to: " + f.to + " is below --from " + f.from);
-    // More than 2^64-1 lines can never be written, so such a window is as good as unbounded.
-    if (auto const span = to.minus(w.from); span && *span != UINT64_MAX) w.lines = *span + 1;
-  }
-  return w;
+void add_arch_option(CLI::App& app, std::string& name, std::string const& help) {
+  app.add_option("--arch", name, help)->type_name("NAME");
 }
 
 }  // namespace fizzgen::cli

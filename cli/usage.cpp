@@ -75,8 +75,6 @@ class formatter final : public CLI::Formatter {
   }
 };
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-
 /// What follows the first ": " in text, "" when there is none.
 std::string_view after_colon(std::string_view text) {
   auto const colon = text.find(": ");
@@ -89,7 +87,7 @@ std::string_view option_of(std::string_view text) { return text.substr(0, text.f
 /// An unexpected argument as getopt words it: an option it does not know, or an operand too many.
 std::string unexpected(std::string_view arg) {
   std::string const a(arg);
-  if (starts_with(a, "--")) return "unrecognized option '" + a.substr(0, a.find('=')) + "'";
+  if (a.starts_with("--")) return "unrecognized option '" + a.substr(0, a.find('=')) + "'";
   if (a.size() >= 2 && a[0] == '-') return "invalid option -- '" + a.substr(1, 1) + "'";
   return "extra operand '" + a + "'";
 }
@@ -167,7 +165,7 @@ std::string plain_message(CLI::ParseError const& e) {
   }
   // Anything else (a validator's own words, a rare CLI11 case): its text, as a sentence part.
   std::string plain(what);
-  if (!plain.empty() && plain[0] >= 'A' && plain[0] <= 'Z' && !starts_with(plain, "--"))
+  if (!plain.empty() && plain[0] >= 'A' && plain[0] <= 'Z' && !plain.starts_with("--"))
     plain[0] = static_cast<char>(plain[0] - 'A' + 'a');
   return plain;
 }

@@ -7,11 +7,15 @@
 #   report/    the engine's counters, results and run policy, never generators/ or output/ itself
 #   parse/     values read from text: nothing of the project
 #   consumer/  the reading end: output's seam, nothing of the engine or the generators
+#   streams/   the generating commands: generators, engine and report/, nothing of the other commands
+#   cli/       the front end: parses and hands on, so no generators/, output/ or pipeline/ of its own
 set(fizzgen_forbidden_includes
     "verify:generators|engine|report|consumer|bench|cli"
     "report:generators|output|verify|bench|cli"
     "parse:generators|output|engine|pipeline|verify|report|consumer|bench|cli"
-    "consumer:generators|engine|pipeline|verify|report|bench|cli")
+    "consumer:generators|engine|pipeline|verify|report|bench|cli"
+    "streams:output|pipeline|verify|consumer|bench|cli"
+    "cli:generators|output|pipeline")
 
 function(fizzgen_check_includes source_dir)
   set(problems "")
