@@ -5,6 +5,8 @@
 // (3k, 3k+1, 3k+2, 32 bytes each) and the constant bytes "0123456789Fizz\nBuzz\n". A table, built
 // once per call for the digit width, says which source byte each output byte is. So a block of
 // 16d+94 bytes costs ceil((16d+94)/64) permutes and stores, close to memset's one store per 64.
+// Up to 17 digits, pairs of blocks share one source (six prefixes of 16 bytes), which halves
+// the work per store that is not the permute and the store.
 
 #include <immintrin.h>
 
@@ -30,13 +32,16 @@ constexpr std::uint8_t kF = 106, kI = 107, kZ = 108, kB = 109, kU = 110, kNewlin
 constexpr std::size_t kMaxBlock = 16 * 33 + 94;  // the block at the widest width this kernel takes
 constexpr std::size_t kMaxVectors = (kMaxBlock + 63) / 64;
 
-/// Source byte index of every output byte of a block at prefix length len; returns vectors used.
-std::size_t build_table(std::uint8_t* table, std::size_t len) noexcept {
+/// Source byte index of every output byte of `lines` lines (30 or 60) from a number 1 mod `lines`
+/// at prefix length len; returns vectors used. Number n*lines + j has the prefix in source slot
+/// j/10, `slot` bytes each; its digit i at byte i of the slot, or with `pinned` its last two
+/// digits at the slot's last two bytes.
+std::size_t build_table(std::uint8_t* table, std::size_t len, int lines, std::size_t slot, bool pinned) noexcept {
   std::uint8_t* t = table;
   auto word = [&](std::initializer_list<std::uint8_t> bytes) {
     for (std::uint8_t b : bytes) *t++ = b;
   };
-  for (int j = 1; j <= 30; ++j) {
+  for (int j = 1; j <= lines; ++j) {
     if (j % 15 == 0) {
       word({kF, kI, kZ, kZ, kB, kU, kZ, kZ, kNewline});
     } else if (j % 3 == 0) {
@@ -44,10 +49,10 @@ std::size_t build_table(std::uint8_t* table, std::size_t len) noexcept {
     } else if (j % 5 == 0) {
       word({kB, kU, kZ, kZ, kNewline});
     } else {
-      // Number 30k+j: prefix 3k + j/10 (source slot j/10), then units digit j%10.
-      for (std::size_t i = 0; i < len; ++i) *t++ = static_cast<std::uint8_t>(32 * (j / 10) + i);
-      *t++ = static_cast<std::uint8_t>(kDigits + j % 10);
-      *t++ = kNewline;
+      std::size_t const base = slot * static_cast<std::size_t>(j / 10);
+      for (std::size_t i = 0; i < len; ++i)
+        *t++ = static_cast<std::uint8_t>(base + (pinned && i + 2 >= len ? slot - (len - i) : i));
+      word({static_cast<std::uint8_t>(kDigits + j % 10), kNewline});
     }
   }
   std::size_t const bytes = static_cast<std::size_t>(t - table);
@@ -162,34 +167,7 @@ char* write_blocks_short(char* out, __m256i& prefix, __m256i one, std::size_t le
 // 14 and 15, whatever the width, so the table of those last digits is one constant.
 constexpr std::size_t kPairMaxLen = 16;
 constexpr std::size_t kPairMaxVectors = (2 * (16 * (kPairMaxLen + 1) + 94) + 63) / 64;
-constexpr std::size_t kTens = 14, kUnits = 15;
-
-/// Source byte index of every output byte of a pair of blocks at prefix length len.
-std::size_t build_pair_table(std::uint8_t* table, std::size_t len) noexcept {
-  std::uint8_t* t = table;
-  auto word = [&](std::initializer_list<std::uint8_t> bytes) {
-    for (std::uint8_t b : bytes) *t++ = b;
-  };
-  for (int j = 1; j <= 60; ++j) {
-    if (j % 15 == 0) {
-      word({kF, kI, kZ, kZ, kB, kU, kZ, kZ, kNewline});
-    } else if (j % 3 == 0) {
-      word({kF, kI, kZ, kZ, kNewline});
-    } else if (j % 5 == 0) {
-      word({kB, kU, kZ, kZ, kNewline});
-    } else {
-      // Number 60k+j: prefix 6k + j/10, in slot j/10.
-      auto const slot = static_cast<std::size_t>(16 * (j / 10));
-      for (std::size_t i = 0; i + 2 < len; ++i) *t++ = static_cast<std::uint8_t>(slot + i);
-      word({static_cast<std::uint8_t>(slot + kTens), static_cast<std::uint8_t>(slot + kUnits),
-            static_cast<std::uint8_t>(kDigits + j % 10), kNewline});
-    }
-  }
-  std::size_t const bytes = static_cast<std::size_t>(t - table);
-  std::size_t const vectors = (bytes + 63) / 64;
-  std::memset(t, kNewline, vectors * 64 - bytes);
-  return vectors;
-}
+constexpr std::size_t kPairSlot = 16, kTens = 14, kUnits = 15;
 
 /// pair_lows[t]: the source of a pair of blocks without the high digits: slot s holds the last
 /// two digits of t + s (mod 100), and bytes 96..111 the constant bytes.
@@ -221,9 +199,10 @@ void increment_high(std::uint8_t* high, std::size_t n) noexcept {
 }
 
 /// Writes `pairs` pairs of blocks with V output vectors each, from the prefix in digits[0, len),
-/// 2 <= len <= kPairMaxLen; leaves the next prefix there. Within a hundred, a pair's source is
-/// two ORs of the high digits with a row of kPairLows; the pair whose six prefixes cross a
-/// hundred takes the next high digits in the slots past it by a mask blend.
+/// 2 <= len <= kPairMaxLen; leaves the next prefix there. A run of pairs within a hundred starts
+/// from the high digits ORed with a row of kPairLows and adds 6 to the last digits from pair to
+/// pair; the pair whose six prefixes cross a hundred takes the next high digits in the slots past
+/// it by a mask blend.
 template <std::size_t V>
 char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t const* table,
                   std::uint64_t pairs) noexcept {
@@ -299,21 +278,12 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
   return out;
 }
 
-template <std::size_t... V>
-char* dispatch_pairs(std::size_t vectors, std::index_sequence<V...>, char* out, std::uint8_t* digits, std::size_t len,
-                     std::uint8_t const* table, std::uint64_t pairs) noexcept {
-  char* end = out;
+/// write(std::integral_constant<std::size_t, vectors>{}), for vectors in [1, sizeof...(V)].
+template <class Write, std::size_t... V>
+char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, Write write) noexcept {
+  char* end = nullptr;
   static_cast<void>(
-      ((vectors == V + 1 ? (end = write_pairs<V + 1>(out, digits, len, table, pairs), true) : false) || ...));
-  return end;
-}
-
-template <std::size_t... V>
-char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, char* out, __m256i& prefix, __m256i one,
-                       std::size_t len, std::uint8_t const* table, std::uint64_t blocks) noexcept {
-  char* end = out;
-  static_cast<void>(
-      ((vectors == V + 1 ? (end = write_blocks<V + 1>(out, prefix, one, len, table, blocks), true) : false) || ...));
+      ((vectors == V + 1 ? (end = write(std::integral_constant<std::size_t, V + 1>{}), true) : false) || ...));
   return end;
 }
 
@@ -329,17 +299,18 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
   std::size_t const len = prefix_len;
   if (len >= 2 && len <= kPairMaxLen && blocks >= 2) {
     alignas(64) std::uint8_t pair_table[kPairMaxVectors * 64];
-    std::size_t const vectors = build_pair_table(pair_table, len);
+    std::size_t const vectors = build_table(pair_table, len, 60, kPairSlot, true);
     alignas(16) std::uint8_t digits[16];
     std::memcpy(digits, prefix, len);
-    out =
-        dispatch_pairs(vectors, std::make_index_sequence<kPairMaxVectors>{}, out, digits, len, pair_table, blocks / 2);
+    out = dispatch_vectors(vectors, std::make_index_sequence<kPairMaxVectors>{}, [&](auto v) {
+      return write_pairs<decltype(v)::value>(out, digits, len, pair_table, blocks / 2);
+    });
     std::memcpy(prefix, digits, len);
     blocks %= 2;
     if (blocks == 0) return out;
   }
   alignas(64) std::uint8_t table[kMaxVectors * 64];
-  std::size_t const vectors = build_table(table, len);
+  std::size_t const vectors = build_table(table, len, 30, 32, false);
 
   alignas(32) std::uint8_t bytes[32] = {};
   std::memcpy(bytes, prefix, len);
@@ -351,7 +322,8 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     // Two-digit numbers (10..99) are too few to matter: one carry-checked increment per prefix.
     out = write_blocks_short(out, p0, one, len, table, vectors, blocks);
   } else {
-    out = dispatch_vectors(vectors, std::make_index_sequence<kMaxVectors>{}, out, p0, one, len, table, blocks);
+    out = dispatch_vectors(vectors, std::make_index_sequence<kMaxVectors>{},
+                           [&](auto v) { return write_blocks<decltype(v)::value>(out, p0, one, len, table, blocks); });
   }
   _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), p0);
   std::memcpy(prefix, bytes, len);
