@@ -494,6 +494,59 @@ TEST(FizzBuzzArch, SeededRandomWindows) {
   }
 }
 
+// Each kernel called directly, at every value of the prefix's last two digits and at block counts
+// around the hundreds: a pair of blocks or a block whose prefixes cross a hundred takes other paths
+// than one that stays below it, at every phase of that crossing. Near the top of the width
+// (high digits all nines) the next hundred does not fit the width and must never be written.
+TEST(FizzBuzzArch, KernelAtEveryPhaseOfTheHundred) {
+  std::vector<fizzgen::kernel_arch const*> kernels;
+  std::size_t widest = 0;
+  for (auto const* arch : available_archs()) {
+    if (arch->blocks != nullptr) kernels.push_back(arch), widest = std::max(widest, arch->max_prefix);
+  }
+  if (kernels.empty()) GTEST_SKIP() << "no vector kernel on this CPU";
+  constexpr std::uint64_t kMostBlocks = 70;
+  for (std::size_t len = 2; len <= std::min<std::size_t>(widest, 40); ++len) {
+    for (unsigned t = 0; t < 100; ++t) {
+      for (char const high : {'0', '9'}) {
+        // The prefix (3k for the block from 30k+1): high digits, then t, made a multiple of three.
+        std::string const digits = {static_cast<char>('0' + t / 10), static_cast<char>('0' + t % 10)};
+        std::string prefix = std::string(len - 2, high) + digits;
+        if (high == '0') prefix[0] = '1';
+        while (oracle::mod(prefix, 3) != 0) prefix = oracle::add(prefix, "1");
+        if (prefix.size() != len || prefix[0] == '0') continue;
+        // The blocks whose next prefix still has len digits, as the callers use them.
+        std::uint64_t room = kMostBlocks;
+        if (len <= 18) {
+          room = std::min<std::uint64_t>(room, (std::stoull(std::string(len, '9')) - std::stoull(prefix)) / 3);
+        } else if (high == '9') {
+          room = (99 - std::stoull(prefix.substr(len - 2))) / 3;
+        }
+        std::string const want = oracle::fizzbuzz_lines(prefix + "1", oracle::classic(), 30 * room);
+        std::vector<std::size_t> ends(room + 1, 0);  // ends[b]: bytes of the first b blocks
+        for (std::size_t i = 0, lines = 0; i < want.size(); ++i) {
+          if (want[i] == '\n' && ++lines % 30 == 0) ends[lines / 30] = i + 1;
+        }
+        for (auto const* arch : kernels) {
+          if (len > arch->max_prefix) continue;
+          for (std::uint64_t const count : {1, 2, 3, 5, 16, 17, 33, 34, 35, 67, 70}) {
+            std::uint64_t const blocks = std::min(count, room);
+            if (blocks == 0) continue;
+            std::vector<char> out(ends[blocks] + 256, '\x01');
+            std::string p = prefix;
+            char* const end = arch->blocks(out.data(), p.data(), len, blocks);
+            std::string const at = std::string(arch->name) + " prefix " + prefix + " blocks " + std::to_string(blocks);
+            ASSERT_EQ(static_cast<std::size_t>(end - out.data()), ends[blocks]) << at;
+            ASSERT_EQ(oracle::first_difference(std::string(out.data(), ends[blocks]), want.substr(0, ends[blocks])), "")
+                << at;
+            ASSERT_EQ(p, oracle::add(prefix, std::to_string(3 * blocks))) << at;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // ---- the custom-rules template kernel against the oracle ----------------------------------------

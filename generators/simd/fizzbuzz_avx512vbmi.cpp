@@ -5,13 +5,17 @@
 // (3k, 3k+1, 3k+2, 32 bytes each) and the constant bytes "0123456789Fizz\nBuzz\n". A table, built
 // once per call for the digit width, says which source byte each output byte is. So a block of
 // 16d+94 bytes costs ceil((16d+94)/64) permutes and stores, close to memset's one store per 64.
+// Up to 17 digits, pairs of blocks share one source (six prefixes of 16 bytes), which halves
+// the work per store that is not the permute and the store.
 
 #include <immintrin.h>
 
 // GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on the undefined upper half of
-// _mm512_castsi256_si512 wherever it is inlined: a known false alarm, silenced for this file only.
+// _mm512_castsi256_si512 and -Wuninitialized on the undefined source of _mm512_broadcast_i32x4
+// wherever they are inlined: known false alarms, silenced for this file only.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include <algorithm>
@@ -28,13 +32,16 @@ constexpr std::uint8_t kF = 106, kI = 107, kZ = 108, kB = 109, kU = 110, kNewlin
 constexpr std::size_t kMaxBlock = 16 * 33 + 94;  // the block at the widest width this kernel takes
 constexpr std::size_t kMaxVectors = (kMaxBlock + 63) / 64;
 
-/// Source byte index of every output byte of a block at prefix length len; returns vectors used.
-std::size_t build_table(std::uint8_t* table, std::size_t len) noexcept {
+/// Source byte index of every output byte of `lines` lines (30 or 60) from a number 1 mod `lines`
+/// at prefix length len; returns vectors used. Number n*lines + j has the prefix in source slot
+/// j/10, `slot` bytes each; its digit i at byte i of the slot, or with `pinned` its last two
+/// digits at the slot's last two bytes.
+std::size_t build_table(std::uint8_t* table, std::size_t len, int lines, std::size_t slot, bool pinned) noexcept {
   std::uint8_t* t = table;
   auto word = [&](std::initializer_list<std::uint8_t> bytes) {
     for (std::uint8_t b : bytes) *t++ = b;
   };
-  for (int j = 1; j <= 30; ++j) {
+  for (int j = 1; j <= lines; ++j) {
     if (j % 15 == 0) {
       word({kF, kI, kZ, kZ, kB, kU, kZ, kZ, kNewline});
     } else if (j % 3 == 0) {
@@ -42,10 +49,10 @@ std::size_t build_table(std::uint8_t* table, std::size_t len) noexcept {
     } else if (j % 5 == 0) {
       word({kB, kU, kZ, kZ, kNewline});
     } else {
-      // Number 30k+j: prefix 3k + j/10 (source slot j/10), then units digit j%10.
-      for (std::size_t i = 0; i < len; ++i) *t++ = static_cast<std::uint8_t>(32 * (j / 10) + i);
-      *t++ = static_cast<std::uint8_t>(kDigits + j % 10);
-      *t++ = kNewline;
+      std::size_t const base = slot * static_cast<std::size_t>(j / 10);
+      for (std::size_t i = 0; i < len; ++i)
+        *t++ = static_cast<std::uint8_t>(base + (pinned && i + 2 >= len ? slot - (len - i) : i));
+      word({static_cast<std::uint8_t>(kDigits + j % 10), kNewline});
     }
   }
   std::size_t const bytes = static_cast<std::size_t>(t - table);
@@ -154,12 +161,129 @@ char* write_blocks_short(char* out, __m256i& prefix, __m256i one, std::size_t le
   return out;
 }
 
-template <std::size_t... V>
-char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, char* out, __m256i& prefix, __m256i one,
-                       std::size_t len, std::uint8_t const* table, std::uint64_t blocks) noexcept {
-  char* end = out;
+// Prefixes up to 16 digits take pairs of blocks: the six prefixes of 60 lines fit a 128-byte
+// source as 16-byte slots, so one source serves twice the stores and its cost per store halves.
+// In its slot a prefix keeps its high digits at bytes 0..len-3 and its last two digits at bytes
+// 14 and 15, whatever the width, so the table of those last digits is one constant.
+constexpr std::size_t kPairMaxLen = 16;
+constexpr std::size_t kPairMaxVectors = (2 * (16 * (kPairMaxLen + 1) + 94) + 63) / 64;
+constexpr std::size_t kPairSlot = 16, kTens = 14, kUnits = 15;
+
+/// pair_lows[t]: the source of a pair of blocks without the high digits: slot s holds the last
+/// two digits of t + s (mod 100), and bytes 96..111 the constant bytes.
+struct pair_lows {
+  alignas(64) std::uint8_t bytes[100][128];
+};
+
+constexpr pair_lows make_pair_lows() noexcept {
+  pair_lows l{};
+  constexpr char kConstantBytes[] = "0123456789FizBu\n";
+  for (unsigned t = 0; t < 100; ++t) {
+    for (unsigned s = 0; s < 6; ++s) {
+      l.bytes[t][16 * s + kTens] = static_cast<std::uint8_t>('0' + (t + s) % 100 / 10);
+      l.bytes[t][16 * s + kUnits] = static_cast<std::uint8_t>('0' + (t + s) % 10);
+    }
+    for (unsigned c = 0; c < 16; ++c) l.bytes[t][kDigits + c] = static_cast<std::uint8_t>(kConstantBytes[c]);
+  }
+  return l;
+}
+
+constexpr pair_lows kPairLows = make_pair_lows();
+
+/// The high digits (bytes [0, n)) plus one; past the last prefix of the stream the width may not
+/// hold it, but such a high is never written.
+void increment_high(std::uint8_t* high, std::size_t n) noexcept {
+  std::size_t i = n;
+  while (i > 0 && high[i - 1] == '9') high[--i] = '0';
+  if (i > 0) ++high[i - 1];
+}
+
+/// Writes `pairs` pairs of blocks with V output vectors each, from the prefix in digits[0, len),
+/// 2 <= len <= kPairMaxLen; leaves the next prefix there. A run of pairs within a hundred starts
+/// from the high digits ORed with a row of kPairLows and adds 6 to the last digits from pair to
+/// pair; the pair whose six prefixes cross a hundred takes the next high digits in the slots past
+/// it by a mask blend.
+template <std::size_t V>
+char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t const* table,
+                  std::uint64_t pairs) noexcept {
+  __m512i index[V];
+  for (std::size_t v = 0; v < V; ++v) index[v] = _mm512_load_si512(table + 64 * v);
+  std::size_t const pair_bytes = 2 * (16 * (len + 1) + 94);
+  std::size_t const high_len = len - 2;
+  unsigned t = (digits[len - 2] - '0') * 10u + (digits[len - 1] - '0');
+  alignas(16) std::uint8_t high_bytes[16] = {}, next_bytes[16] = {};
+  std::memcpy(high_bytes, digits, high_len);
+  std::memcpy(next_bytes, digits, high_len);
+  increment_high(next_bytes, high_len);
+  // Slots 0..3 in the first source vector, 4 and 5 in the second (its slots 6 and 7 are zero).
+  auto spread = [](std::uint8_t const* bytes, __m512i& lo, __m512i& hi) {
+    __m128i const h = _mm_load_si128(reinterpret_cast<__m128i const*>(bytes));
+    lo = _mm512_broadcast_i32x4(h);
+    hi = _mm512_maskz_broadcast_i32x4(0x00FF, h);
+  };
+  __m512i high_lo, high_hi, next_lo, next_hi;
+  spread(high_bytes, high_lo, high_hi);
+  spread(next_bytes, next_lo, next_hi);
+  auto emit = [&](__m512i lo, __m512i hi) {
+    for (std::size_t v = 0; v < V; ++v) _mm512_storeu_si512(out + 64 * v, _mm512_permutex2var_epi8(lo, index[v], hi));
+    out += pair_bytes;
+  };
+  auto next_hundred = [&] {
+    std::memcpy(high_bytes, next_bytes, 16);
+    high_lo = next_lo, high_hi = next_hi;
+    increment_high(next_bytes, high_len);
+    spread(next_bytes, next_lo, next_hi);
+  };
+  // Adds 6 to the last two digits of the slots whose last 16-bit word is in `slots`: tens in the
+  // word's low byte, units in its high one, so a units digit past '9' gives a word of at least
+  // 0x3A00, and taking 0x09FF off is ten off the units and one onto the tens. Registers only:
+  // measured faster than a load of the next row of kPairLows.
+  __m512i const six = _mm512_set1_epi16(0x0600), carry_at = _mm512_set1_epi16(0x3A00),
+                carry = _mm512_set1_epi16(0x09FF);
+  auto add6 = [&](__m512i v, __mmask32 slots) {
+    __m512i const w = _mm512_mask_add_epi16(v, slots, v, six);
+    return _mm512_mask_sub_epi16(w, _mm512_mask_cmpge_epu16_mask(slots, w, carry_at), w, carry);
+  };
+  auto lows = [](unsigned row, unsigned half) { return _mm512_load_si512(kPairLows.bytes[row] + 64 * half); };
+
+  while (pairs > 0) {
+    // Pairs whose six prefixes t .. t+5 stay within this hundred.
+    std::uint64_t const run = std::min<std::uint64_t>(pairs, (100 - t) / 6);
+    __m512i lo = _mm512_or_si512(high_lo, lows(t, 0)), hi = _mm512_or_si512(high_hi, lows(t, 1));
+    for (std::uint64_t b = 0; b < run; ++b) {
+      emit(lo, hi);
+      lo = add6(lo, 0x80808080u), hi = add6(hi, 0x8080u);
+    }
+    t += static_cast<unsigned>(6 * run);
+    pairs -= run;
+    if (t == 100) {  // the run ended at the hundred
+      t = 0;
+      next_hundred();
+      continue;
+    }
+    if (pairs == 0) break;
+    // The pair that crosses into the next hundred: slots s >= 100 - t, two 64-bit lanes each.
+    unsigned const cross = 100 - t;
+    auto const all = static_cast<std::uint16_t>(0xFFFu << (2 * cross));
+    auto const k_lo = static_cast<__mmask8>(all), k_hi = static_cast<__mmask8>(all >> 8);
+    emit(_mm512_or_si512(_mm512_mask_blend_epi64(k_lo, high_lo, next_lo), lows(t, 0)),
+         _mm512_or_si512(_mm512_mask_blend_epi64(k_hi, high_hi, next_hi), lows(t, 1)));
+    t = t + 6 - 100;
+    next_hundred();
+    --pairs;
+  }
+  std::memcpy(digits, high_bytes, high_len);
+  digits[len - 2] = static_cast<std::uint8_t>('0' + t / 10);
+  digits[len - 1] = static_cast<std::uint8_t>('0' + t % 10);
+  return out;
+}
+
+/// write(std::integral_constant<std::size_t, vectors>{}), for vectors in [1, sizeof...(V)].
+template <class Write, std::size_t... V>
+char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, Write write) noexcept {
+  char* end = nullptr;
   static_cast<void>(
-      ((vectors == V + 1 ? (end = write_blocks<V + 1>(out, prefix, one, len, table, blocks), true) : false) || ...));
+      ((vectors == V + 1 ? (end = write(std::integral_constant<std::size_t, V + 1>{}), true) : false) || ...));
   return end;
 }
 
@@ -173,8 +297,20 @@ char* fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, 
 char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept {
   if (prefix_len > 32) return fizzbuzz_blocks_avx512bw(out, prefix, prefix_len, blocks);
   std::size_t const len = prefix_len;
+  if (len >= 2 && len <= kPairMaxLen && blocks >= 2) {
+    alignas(64) std::uint8_t pair_table[kPairMaxVectors * 64];
+    std::size_t const vectors = build_table(pair_table, len, 60, kPairSlot, true);
+    alignas(16) std::uint8_t digits[16];
+    std::memcpy(digits, prefix, len);
+    out = dispatch_vectors(vectors, std::make_index_sequence<kPairMaxVectors>{}, [&](auto v) {
+      return write_pairs<decltype(v)::value>(out, digits, len, pair_table, blocks / 2);
+    });
+    std::memcpy(prefix, digits, len);
+    blocks %= 2;
+    if (blocks == 0) return out;
+  }
   alignas(64) std::uint8_t table[kMaxVectors * 64];
-  std::size_t const vectors = build_table(table, len);
+  std::size_t const vectors = build_table(table, len, 30, 32, false);
 
   alignas(32) std::uint8_t bytes[32] = {};
   std::memcpy(bytes, prefix, len);
@@ -186,7 +322,8 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     // Two-digit numbers (10..99) are too few to matter: one carry-checked increment per prefix.
     out = write_blocks_short(out, p0, one, len, table, vectors, blocks);
   } else {
-    out = dispatch_vectors(vectors, std::make_index_sequence<kMaxVectors>{}, out, p0, one, len, table, blocks);
+    out = dispatch_vectors(vectors, std::make_index_sequence<kMaxVectors>{},
+                           [&](auto v) { return write_blocks<decltype(v)::value>(out, p0, one, len, table, blocks); });
   }
   _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), p0);
   std::memcpy(prefix, bytes, len);
