@@ -1,5 +1,6 @@
 // Morse speed in bytes per second of input: the byte-at-a-time oracle (tests/morse_oracle.hpp)
-// beside the fast encoder and decoder on one core (scalar, and each arch's kernel), the TBB pipeline at 1, 2 and 4
+// beside the fast encoder and decoder on one core (scalar, and each arch's kernel; the decoder also
+// on its worst case, groups of 7 symbols), the TBB pipeline at 1, 2 and 4
 // threads, and the FizzBuzz stream in Morse per kernel arch beside memset into the same buffer. Run:
 // build/release/bench/morse_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
@@ -41,6 +42,13 @@ std::string const& morse_text() {
     s.resize(cut);
     return s;
   }();
+  return m;
+}
+
+/// The decoder's worst case: every group 7 symbols (the Morse of '$' again and again), about
+/// kTextBytes of it; the output is an eighth of the input.
+std::string const& morse_sevens() {
+  static std::string const m = morse_oracle::encode(std::string(kTextBytes / 8, '$')) + ' ';
   return m;
 }
 
@@ -119,6 +127,12 @@ void decode_arch(benchmark::State& state, kernel_arch const& arch) {
             [&arch](char* out) { return morse::decode(morse_text(), out, arch); });
 }
 
+/// The decoder with one arch's kernel on groups of 7 symbols.
+void decode_sevens_arch(benchmark::State& state, kernel_arch const& arch) {
+  arch_rate(state, arch, morse_sevens(), morse::decode_bound(morse_sevens().size()),
+            [&arch](char* out) { return morse::decode(morse_sevens(), out, arch); });
+}
+
 /// The whole pipeline: 32 MiB from a memory file (mapped, as a file is) to /dev/null.
 void pipeline(benchmark::State& state, morse_direction direction) {
   std::string const& piece = direction == morse_direction::encode ? text() : morse_text();
@@ -192,6 +206,10 @@ void register_all() {
     if (arch.morse_decode != nullptr)
       benchmark::RegisterBenchmark(("decode/" + std::string(arch.name)).c_str(),
                                    [&arch](benchmark::State& st) { decode_arch(st, arch); });
+  for (auto const& arch : kernel_archs())
+    if (arch.morse_decode != nullptr)
+      benchmark::RegisterBenchmark(("decode/sevens/" + std::string(arch.name)).c_str(),
+                                   [&arch](benchmark::State& st) { decode_sevens_arch(st, arch); });
   benchmark::RegisterBenchmark("encode/pipeline", pipeline, morse_direction::encode)
       ->ArgName("threads")
       ->Arg(1)

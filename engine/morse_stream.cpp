@@ -31,7 +31,7 @@ namespace {
 
 /// One chunk on its way through the pipeline; reused, buffers and all.
 struct token {
-  std::unique_ptr<char[]> in_buf;  ///< read(2) and pread(2) input lands here, and mapped input is copied here
+  std::unique_ptr<char[]> in_buf;  ///< read(2) and pread(2) input lands here
   std::span<char const> in;        ///< the chunk: in in_buf or in the mapping
   off_t file_offset = -1;          ///< >= 0: the chunk is file_len bytes of the file from there, not read yet
   std::size_t file_len = 0;
@@ -98,8 +98,9 @@ class mapping {
 };
 
 /// A regular file's bytes from the current offset, read with pread(2) by whichever thread encodes
-/// them: no mapping to fault in and tear down, and no copy in the serial stage (encode only: its
-/// chunks need not end anywhere in particular). Empty when the fd is anything else.
+/// them, when the file cannot be mapped (another mapped stream holds the SIGBUS guard): no copy
+/// in the serial stage (encode only: its chunks need not end anywhere in particular). Empty when
+/// the fd is anything else.
 class positioned_file {
  public:
   explicit positioned_file(int fd) : fd_(fd) {
@@ -212,7 +213,10 @@ decode_span decode_chunk(std::span<char const> all, std::size_t pos, std::size_t
 class chunker {
  public:
   chunker(int fd, morse_stream_options const& o)
-      : fd_(fd), file_(o.direction == morse_direction::encode ? fd : -1), map_(fd, !file_.open()), options_(o) {}
+      : fd_(fd),
+        map_(fd, true),
+        file_(o.direction == morse_direction::encode && !map_.mapped() ? fd : -1),
+        options_(o) {}
 
   /// Fills t.in with the next chunk (or, for a positioned file, says where it is); false once the
   /// input has ended.
@@ -295,8 +299,8 @@ class chunker {
   }
 
   int fd_;
-  positioned_file file_;
   mapping map_;
+  positioned_file file_;  ///< encode, when the file is not mapped
   morse_stream_options options_;
   std::size_t pos_ = 0;
   std::uint64_t bytes_ = 0;
@@ -333,15 +337,10 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   };
   auto transform = [&](token& t) {
     if (t.file_offset >= 0) input.read_chunk(t);
-    std::span<char const> in = t.in;
-    if (in.data() != t.in_buf.get()) {
-      // A mapped chunk is copied into the token's buffer first: the kernels read their input at
-      // the pace of their stores, which hides no cache miss, while a copy streams it from memory
-      // at full speed (measured: the encoder took 0.7x the time on a 256 MiB file, copy included).
-      std::memcpy(t.in_buf.get(), in.data(), in.size());
-      in = {t.in_buf.get(), in.size()};
-    }
-    t.out_len = encoding ? morse::encode_eager(in, t.out, arch) : morse::decode(in, t.out, arch);
+    // A mapped chunk is read in place: the AVX-512 kernels prefetch their input 4 KiB ahead, which
+    // took 0.88x the CPU time of copying it into the token's buffer first (or of pread into it)
+    // on a 256 MiB text to encode, and 0.93x on 2 GiB of Morse to decode.
+    t.out_len = encoding ? morse::encode_eager(t.in, t.out, arch) : morse::decode(t.in, t.out, arch);
   };
   auto emit = [&](token& t) {
     if (input.cut()) {  // this chunk may hold zeros read past the cut: nothing more goes out

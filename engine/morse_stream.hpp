@@ -31,9 +31,9 @@ struct morse_stream_report {
   std::string error;                     ///< set when status is failed: "/: Is a directory"
 };
 
-/// Reads in_fd to its end (a regular file with pread(2) on the encoding threads when encoding,
-/// mapped when decoding; anything else read as it comes: a tty line by
-/// line), transforms it chunk by chunk on `threads` cores and writes the result to out_fd in
+/// Reads in_fd to its end (a regular file mapped, its chunks read in place; with pread(2) on the
+/// encoding threads when it cannot be mapped and encoding; anything else read as it comes: a tty
+/// line by line), transforms it chunk by chunk on `threads` cores and writes the result to out_fd in
 /// order with write(2), whatever out_fd is: chunk buffers are reused, so they are never handed
 /// to a pipe by reference. The bytes never depend on the chunking or the thread count. Stops at
 /// the input's end, when the reader goes away (EPIPE, quietly) or on the first failed call.

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 
 #include "consumer/consume.hpp"
 #include "engine/morse_stream.hpp"
+#include "engine/sigbus_guard.hpp"
 #include "output/sys.hpp"
 #include "verify/check.hpp"
 #include "verify/input.hpp"
@@ -235,13 +237,23 @@ ssize_t fake_pread(int fd, void* buf, std::size_t len, off_t offset) {
   return scripted_call(len) ? sys::real().pread(fd, buf, len, offset) : -1;
 }
 
-/// What run_morse_stream writes for `input` from a file (read with pread).
+/// What run_morse_stream writes for `input` from a file, read with pread: the SIGBUS guard held
+/// here (over a page of its own) keeps the stream from mapping the file, as a second mapped
+/// stream in the process would.
 std::string morse_of_file(std::string const& input, std::size_t chunk, fizzgen::morse_stream_report& r) {
   std::FILE* f = std::tmpfile();
   if (f == nullptr || std::fwrite(input.data(), 1, input.size(), f) != input.size() || std::fflush(f) != 0)
     return "(no file)";
   ::lseek(::fileno(f), 0, SEEK_SET);
-  std::string got = morse_of_fd(::fileno(f), chunk, "input.txt", r);
+  auto const page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  void* const held = ::mmap(nullptr, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (held == MAP_FAILED) return "(no mapping)";
+  std::string got;
+  {
+    fizzgen::sigbus_guard guard;
+    if (guard.arm(held, page)) got = morse_of_fd(::fileno(f), chunk, "input.txt", r);
+  }
+  ::munmap(held, page);
   std::fclose(f);
   return got;
 }

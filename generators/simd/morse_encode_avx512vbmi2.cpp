@@ -145,6 +145,9 @@ std::size_t morse_encode_avx512vbmi2(char const* in, std::size_t n, char* out) n
   block_plan next = n == 0 ? block_plan{} : plan(0);
   for (std::size_t i = 0; i < n; i += 64) {
     block_plan const b = next;
+    // The input may be a file's mapping, read in place and not yet in any cache: fetch 64 blocks
+    // ahead (past the end a prefetch faults on nothing; the address is formed as an integer).
+    _mm_prefetch(reinterpret_cast<char const*>(reinterpret_cast<std::uintptr_t>(in) + i + 4096), _MM_HINT_T0);
     if (i + 64 < n) next = plan(i + 64);
     if (b.kind == block_plan::scalar) [[unlikely]] {
       p = encode_bytes_scalar(s + i, n - i < 64 ? n - i : 64, out, p);
