@@ -5,8 +5,10 @@
 
 // GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on the undefined source operands of
 // their unmasked forms (as in fizzbuzz_avx512vbmi.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <bit>
 #include <cstdint>
