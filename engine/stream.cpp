@@ -33,14 +33,19 @@ unsigned workers_beside_reader() {
   return n <= 1 ? 1 : n - 1;
 }
 
+/// The most workers that keep up: one a CPU, one fewer where a reader needs a CPU (has_reader).
+/// More take turns on a CPU, and the turn waits whenever its holder is descheduled: measured on 2
+/// CPUs, generate-only 4 workers ran at 0.76-0.78x of 2, and into pv 7 at 0.46x of 1.
+unsigned most_workers(int fd, bool generate_only) {
+  return has_reader(fd, generate_only) ? workers_beside_reader()
+                                       : std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()));
+}
+
 /// Every CPU this process may use, except one when fd is a pipe or a socket: then a reader (pv,
 /// a forwarder) needs a CPU of its own, and the workers, one fewer, are pinned and poll the pipe.
 /// Measured on 2 CPUs into pv (bench/pipe_bench.sh, three runs): 1 worker 31.4-32.0 GiB/s, 2
 /// workers 20.9-21.4.
-unsigned default_threads(int fd, bool generate_only) {
-  return has_reader(fd, generate_only) ? workers_beside_reader()
-                                       : std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()));
-}
+unsigned default_threads(int fd, bool generate_only) { return most_workers(fd, generate_only); }
 
 /// FIZZGEN_EXACT_THREADS=1: as many workers as asked for even where they leave the reader no CPU.
 bool exact_threads() {
@@ -81,10 +86,10 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
                                                         : default_threads(fd, o.generate_only);
   // Workers that leave the reader no CPU of its own wait for their turns while it runs: measured
   // on 2 CPUs into pv, 2 workers ran at 0.56x and 7 at 0.46x of one. So into a pipe or socket at
-  // most one worker fewer than the CPUs works, however many were asked for (--stats says so).
+  // most one worker fewer than the CPUs works, elsewhere one a CPU, however many were asked for
+  // (--stats says so).
   unsigned const asked = options.threads;
-  if (has_reader(fd, o.generate_only) && !exact_threads())
-    options.threads = std::min(options.threads, workers_beside_reader());
+  if (!exact_threads()) options.threads = std::min(options.threads, most_workers(fd, o.generate_only));
   options.byte_limit = o.byte_limit;
   options.rate = o.rate;
   options.duration = o.duration;

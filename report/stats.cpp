@@ -68,7 +68,7 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
       setup.pipe_size / 1024, pipe_note(setup).c_str(), setup.reuse.c_str(), r.huge_pages_kb);
   if (!setup.sizing.empty()) std::fprintf(out, "  sizing: %s\n", setup.sizing.c_str());
   if (setup.threads_asked > r.threads)
-    std::fprintf(out, "  threads: %u asked for, %u at work: more would leave the reader no CPU of its own\n",
+    std::fprintf(out, "  threads: %u asked for, %u at work: more would share a CPU with a worker or the reader\n",
                  setup.threads_asked, r.threads);
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     worker_stats const& w = r.workers[i];
