@@ -51,13 +51,14 @@ buffer::~buffer() {
 buffer::buffer(buffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
-std::size_t anon_huge_kb() noexcept {
+std::size_t rollup_kb(char const* field) noexcept {
   std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
   if (f == nullptr) return 0;
   char line[256];
   std::size_t kb = 0;
+  std::size_t const n = std::strlen(field);
   while (std::fgets(line, sizeof line, f) != nullptr)
-    if (std::sscanf(line, "AnonHugePages: %zu kB", &kb) == 1) break;
+    if (std::strncmp(line, field, n) == 0 && line[n] == ':' && std::sscanf(line + n + 1, " %zu kB", &kb) == 1) break;
   std::fclose(f);
   return kb;
 }

@@ -33,7 +33,10 @@ class buffer {
   std::size_t size_ = 0;
 };
 
-/// AnonHugePages of this process in kB (from /proc/self/smaps_rollup), 0 when unknown.
-std::size_t anon_huge_kb() noexcept;
+/// A field of /proc/self/smaps_rollup in kB ("AnonHugePages", "FilePmdMapped"), 0 when unknown.
+std::size_t rollup_kb(char const* field) noexcept;
+
+/// AnonHugePages of this process in kB, 0 when unknown.
+inline std::size_t anon_huge_kb() noexcept { return rollup_kb("AnonHugePages"); }
 
 }  // namespace fizzgen

@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <span>
 #include <stdexcept>
 
+#include "engine/buffer.hpp"
 #include "engine/sigbus_guard.hpp"
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
@@ -40,15 +42,27 @@ struct token {
   std::size_t out_len = 0;
 };
 
+/// Whether the kernel maps [p, p + length) a huge page at a time: it does when the page cache holds
+/// the file in huge folios and the mapping is aligned to them. Touches the first huge page inside
+/// the range (the caller has armed the SIGBUS guard) and asks smaps whether it came in whole.
+bool huge_mapped(char const* p, std::size_t length) noexcept {
+  auto const start = reinterpret_cast<std::uintptr_t>(p);
+  std::uintptr_t const first = (start + buffer::kHugePage - 1) / buffer::kHugePage * buffer::kHugePage;
+  if (first + buffer::kHugePage > start + length) return false;  // under one huge page: nothing to gain
+  std::size_t const before = rollup_kb("FilePmdMapped");
+  (void)*reinterpret_cast<char const volatile*>(first);
+  return rollup_kb("FilePmdMapped") > before;
+}
+
 /// A regular file's bytes from the current offset, mapped; empty when the fd is anything else
-/// (or a file that says it is empty, like those in /proc, which must be read to be seen). A file
-/// cut short while it is mapped reads as zeros past the cut, and cut() says so (sigbus_guard).
+/// (or a file that says it is empty, like those in /proc, which must be read to be seen), or when
+/// `how` says to read it. A file cut short while it is mapped reads as zeros past the cut, and
+/// cut() says so (sigbus_guard).
 class mapping {
  public:
-  /// Maps nothing when `wanted` is false.
-  mapping(int fd, bool wanted) : fd_(fd) {
+  mapping(int fd, input_mapping how) : fd_(fd) {
     struct stat st {};
-    if (!wanted || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
+    if (how == input_mapping::never || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
     off_t const offset = ::lseek(fd, 0, SEEK_CUR);
     if (offset < 0 || offset >= st.st_size) return;
     auto const page = static_cast<off_t>(::sysconf(_SC_PAGESIZE));
@@ -57,6 +71,11 @@ class mapping {
     void* p = ::mmap(nullptr, length_, PROT_READ, MAP_PRIVATE, fd, aligned);
     if (p == MAP_FAILED) return;    // read(2) instead
     if (!guard_.arm(p, length_)) {  // another mapped stream holds the guard: read(2) instead
+      ::munmap(p, length_);
+      return;
+    }
+    if (how == input_mapping::automatic && !huge_mapped(static_cast<char const*>(p), length_)) {
+      guard_.disarm();
       ::munmap(p, length_);
       return;
     }
@@ -97,10 +116,10 @@ class mapping {
   sigbus_guard guard_;
 };
 
-/// A regular file's bytes from the current offset, read with pread(2) by whichever thread encodes
-/// them, when the file cannot be mapped (another mapped stream holds the SIGBUS guard): no copy
-/// in the serial stage (encode only: its chunks need not end anywhere in particular). Empty when
-/// the fd is anything else.
+/// A regular file's bytes from the current offset, when the file is not mapped: read with pread(2)
+/// by whichever thread encodes them, no copy in the serial stage (encode only: its chunks need not
+/// end anywhere in particular; decode reads the file as it comes). Either way its size at the
+/// start tells a file cut short while it was read. Empty when the fd is anything else.
 class positioned_file {
  public:
   explicit positioned_file(int fd) : fd_(fd) {
@@ -214,15 +233,16 @@ class chunker {
  public:
   chunker(int fd, morse_stream_options const& o)
       : fd_(fd),
-        map_(fd, true),
-        file_(o.direction == morse_direction::encode && !map_.mapped() ? fd : -1),
+        map_(fd, o.mapping),
+        file_(map_.mapped() ? -1 : fd),
+        positioned_(o.direction == morse_direction::encode && file_.open()),
         options_(o) {}
 
   /// Fills t.in with the next chunk (or, for a positioned file, says where it is); false once the
   /// input has ended.
   bool next(token& t) {
     t.file_offset = -1;
-    if (file_.open()) {
+    if (positioned_) {
       auto const left = static_cast<std::size_t>(file_.size() - file_.start()) - pos_;
       if (left == 0) return false;
       t.file_len = std::min(left, options_.chunk_bytes);
@@ -300,7 +320,8 @@ class chunker {
 
   int fd_;
   mapping map_;
-  positioned_file file_;  ///< encode, when the file is not mapped
+  positioned_file file_;  ///< a regular file not mapped: read with pread(2) when encoding; its size kept
+  bool positioned_;       ///< encoding from file_
   morse_stream_options options_;
   std::size_t pos_ = 0;
   std::uint64_t bytes_ = 0;
@@ -376,6 +397,7 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
     report.error = e.what();
   }
   report.bytes_in = input.bytes();
+  report.mapped = input.mapped();
   if (report.status == emit_status::ok && input.cut_short()) {
     report.status = emit_status::failed;
     report.error = options.input_name + ": file truncated";

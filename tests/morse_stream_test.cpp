@@ -49,13 +49,22 @@ std::string drain(int fd) {
   return out;
 }
 
-/// run_morse_stream over `input`, from a mapped file or through a pipe, out through a pipe.
+/// Where a test's input comes from: a file mapped, a file read (pread or read), a pipe.
+enum class source { mapped_file, read_file, pipe };
+constexpr source kSources[] = {source::mapped_file, source::read_file, source::pipe};
+char const* name(source s) {
+  return s == source::mapped_file ? "mapped file" : s == source::read_file ? "file" : "pipe";
+}
+
+/// run_morse_stream over `input`, from a file (mapped or read) or through a pipe, out through a pipe.
 std::string through_stream(std::string const& input, morse_direction d, unsigned threads, std::size_t chunk,
-                           bool via_pipe) {
+                           source from) {
+  bool const via_pipe = from == source::pipe;
   morse_stream_options o;
   o.direction = d;
   o.threads = threads;
   o.chunk_bytes = chunk;
+  o.mapping = from == source::mapped_file ? fizzgen::input_mapping::always : fizzgen::input_mapping::never;
   int out[2];
   EXPECT_EQ(::pipe(out), 0);
   std::string result;
@@ -78,6 +87,7 @@ std::string through_stream(std::string const& input, morse_direction d, unsigned
     int const fd = ::open(f.path().c_str(), O_RDONLY);
     r = fizzgen::run_morse_stream(fd, out[1], o);
     ::close(fd);
+    EXPECT_EQ(r.mapped, from == source::mapped_file && !input.empty());
   }
   ::close(out[1]);
   reader.join();
@@ -98,13 +108,13 @@ std::string random_text(std::uint64_t seed, std::size_t n, std::string_view alph
 TEST(MorseStream, EncodeAnyChunkingAndThreadsGivesTheOracleBytes) {
   std::string const text = random_text(1, 20000, "Fizz Buzz 123\n\n\t\r  %&#\xe9");
   std::string const want = morse_oracle::encode(text);
-  for (bool via_pipe : {false, true})
+  for (source const from : kSources)
     for (std::size_t chunk : {1, 2, 3, 7, 64, 4096, 1 << 18})
       for (unsigned threads : {1u, 2u, 3u, 8u}) {
         if (chunk < 4 && threads > 2) continue;  // tens of thousands of tiny chunks: slow, adds nothing
-        ASSERT_EQ(
-            oracle::first_difference(through_stream(text, morse_direction::encode, threads, chunk, via_pipe), want), "")
-            << (via_pipe ? "pipe" : "file") << " chunk " << chunk << " threads " << threads;
+        ASSERT_EQ(oracle::first_difference(through_stream(text, morse_direction::encode, threads, chunk, from), want),
+                  "")
+            << name(from) << " chunk " << chunk << " threads " << threads;
       }
 }
 
@@ -113,23 +123,23 @@ TEST(MorseStream, DecodeAnyChunkingAndThreadsGivesTheOracleBytes) {
   std::string text = random_text(2, 20000, ".-.- /\n\t.-..-.");
   text += std::string(5000, '.') + " .- " + std::string(3000, 'x');
   std::string const want = morse_oracle::decode(text);
-  for (bool via_pipe : {false, true})
+  for (source const from : kSources)
     for (std::size_t chunk : {1, 2, 5, 9, 64, 4096, 1 << 18})
       for (unsigned threads : {1u, 2u, 4u}) {
         if (chunk < 4 && threads > 2) continue;
-        ASSERT_EQ(
-            oracle::first_difference(through_stream(text, morse_direction::decode, threads, chunk, via_pipe), want), "")
-            << (via_pipe ? "pipe" : "file") << " chunk " << chunk << " threads " << threads;
+        ASSERT_EQ(oracle::first_difference(through_stream(text, morse_direction::decode, threads, chunk, from), want),
+                  "")
+            << name(from) << " chunk " << chunk << " threads " << threads;
       }
 }
 
 TEST(MorseStream, EmptyInputAndTrailingSpaces) {
-  for (bool via_pipe : {false, true}) {
-    EXPECT_EQ(through_stream("", morse_direction::encode, 2, 16, via_pipe), "");
-    EXPECT_EQ(through_stream("", morse_direction::decode, 2, 16, via_pipe), "");
+  for (source const from : kSources) {
+    EXPECT_EQ(through_stream("", morse_direction::encode, 2, 16, from), "");
+    EXPECT_EQ(through_stream("", morse_direction::decode, 2, 16, from), "");
     // The stream's last trailing space is dropped, wherever the chunks end.
-    EXPECT_EQ(through_stream("a  ", morse_direction::encode, 2, 1, via_pipe), ".- / /");
-    EXPECT_EQ(through_stream("a #\n", morse_direction::encode, 2, 1, via_pipe), ".- /\n");
+    EXPECT_EQ(through_stream("a  ", morse_direction::encode, 2, 1, from), ".- / /");
+    EXPECT_EQ(through_stream("a #\n", morse_direction::encode, 2, 1, from), ".- /\n");
   }
 }
 
@@ -145,6 +155,7 @@ TEST(MorseStream, MappedInputStartsAtTheOffsetAndEndsAtTheEnd) {
   morse_stream_options o;
   o.threads = 2;
   o.chunk_bytes = 333;
+  o.mapping = fizzgen::input_mapping::always;
   auto const r = fizzgen::run_morse_stream(fd, out[1], o);
   ::close(out[1]);
   reader.join();
@@ -153,6 +164,26 @@ TEST(MorseStream, MappedInputStartsAtTheOffsetAndEndsAtTheEnd) {
   EXPECT_EQ(result, morse_oracle::encode(text.substr(5000)));
   EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), static_cast<off_t>(text.size()));
   ::close(fd);
+}
+
+// By default a file is mapped only where the kernel maps it a huge page at a time: a file under
+// one huge page never is, and is read instead; its bytes are the same either way.
+TEST(MorseStream, AFileUnderAHugePageIsReadNotMapped) {
+  std::string const text = random_text(5, 100000, "abc \n");
+  temp_file const f(text);
+  for (morse_direction const d : {morse_direction::encode, morse_direction::decode}) {
+    int const fd = ::open(f.path().c_str(), O_RDONLY);
+    int const null = ::open("/dev/null", O_WRONLY);
+    morse_stream_options o;
+    o.direction = d;
+    o.threads = 2;
+    auto const r = fizzgen::run_morse_stream(fd, null, o);
+    EXPECT_EQ(r.status, fizzgen::emit_status::ok);
+    EXPECT_FALSE(r.mapped);
+    EXPECT_EQ(r.bytes_in, text.size());
+    ::close(fd);
+    ::close(null);
+  }
 }
 
 TEST(MorseStream, ReaderGoneStopsQuietly) {
@@ -190,42 +221,45 @@ TEST(MorseStream, ReadErrorIsReported) {
   ::close(null);
 }
 
-// A mapped input cut short while it is read used to end the process with SIGBUS. The reader
+// A mapped input cut short while it is read used to end the process with SIGBUS; read with
+// pread(2) or read(2), it is found shorter than it was at the start. The reader
 // truncates the file once the first Morse arrives: the stream has then read at most the chunks in
 // flight and what fills the pipe, a small part of the file, and reads the rest past the new end.
-TEST(MorseStream, MappedInputTruncatedWhileReadIsAnErrorNotASignal) {
-  for (morse_direction const d : {morse_direction::encode, morse_direction::decode}) {
-    std::string const text = random_text(4, 16 << 20, d == morse_direction::encode ? "Fizz Buzz 12\n" : ".- /\n");
-    temp_file const f(text);
-    int const fd = ::open(f.path().c_str(), O_RDONLY);
-    ASSERT_GE(fd, 0);
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    morse_stream_options o;
-    o.direction = d;
-    o.threads = 2;
-    o.chunk_bytes = 4096;
-    o.input_name = "input.txt";
-    fizzgen::morse_stream_report r;
-    std::thread stream([&] {
-      r = fizzgen::run_morse_stream(fd, out[1], o);
-      ::close(out[1]);
-    });
-    char first = 0;
-    ASSERT_EQ(::read(out[0], &first, 1), 1);
-    ASSERT_EQ(::truncate(f.path().c_str(), 0), 0);
-    drain(out[0]);
-    stream.join();
-    ::close(out[0]);
-    ::close(fd);
-    EXPECT_EQ(r.status, fizzgen::emit_status::failed);
-    EXPECT_EQ(r.error, "input.txt: file truncated");
-    // Encoding stops at the cut, far from the end. (Decoding may take the rest in one chunk: past
-    // the cut it reads zeros, one group without a separator, which its chunker follows to the end.)
-    if (d == morse_direction::encode) {
-      EXPECT_LT(r.bytes_in, text.size());
+TEST(MorseStream, InputTruncatedWhileReadIsAnErrorNotASignal) {
+  for (auto const how : {fizzgen::input_mapping::always, fizzgen::input_mapping::never})
+    for (morse_direction const d : {morse_direction::encode, morse_direction::decode}) {
+      std::string const text = random_text(4, 16 << 20, d == morse_direction::encode ? "Fizz Buzz 12\n" : ".- /\n");
+      temp_file const f(text);
+      int const fd = ::open(f.path().c_str(), O_RDONLY);
+      ASSERT_GE(fd, 0);
+      int out[2];
+      ASSERT_EQ(::pipe(out), 0);
+      morse_stream_options o;
+      o.direction = d;
+      o.threads = 2;
+      o.chunk_bytes = 4096;
+      o.input_name = "input.txt";
+      o.mapping = how;
+      fizzgen::morse_stream_report r;
+      std::thread stream([&] {
+        r = fizzgen::run_morse_stream(fd, out[1], o);
+        ::close(out[1]);
+      });
+      char first = 0;
+      ASSERT_EQ(::read(out[0], &first, 1), 1);
+      ASSERT_EQ(::truncate(f.path().c_str(), 0), 0);
+      drain(out[0]);
+      stream.join();
+      ::close(out[0]);
+      ::close(fd);
+      EXPECT_EQ(r.status, fizzgen::emit_status::failed);
+      EXPECT_EQ(r.error, "input.txt: file truncated");
+      // Encoding stops at the cut, far from the end. (Decoding may take the rest in one chunk: past
+      // the cut it reads zeros, one group without a separator, which its chunker follows to the end.)
+      if (d == morse_direction::encode) {
+        EXPECT_LT(r.bytes_in, text.size());
+      }
     }
-  }
 }
 
 }  // namespace
