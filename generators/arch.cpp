@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "generators/fizzbuzz_kernel.hpp"        // fizzbuzz_blocks::kLineBytes
 #include "generators/morse_fizzbuzz_kernel.hpp"  // morse_fizzbuzz_blocks_<arch>: avx512vbmi CPUs run the avx512bw one
 
 namespace fizzgen {
@@ -75,7 +76,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
         {.name = "avx512bw",
-         .max_prefix = 254,
+         .max_prefix = fizzbuzz_blocks::kLineBytes - 2,
          .blocks = fizzbuzz_blocks_avx512bw,
          .available = avx512,
          .vector_bytes = 64,
@@ -85,7 +86,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
         {.name = "avx2",
-         .max_prefix = 126,
+         .max_prefix = fizzbuzz_blocks::kLineBytes - 2,
          .blocks = fizzbuzz_blocks_avx2,
          .available = __builtin_cpu_supports("avx2") != 0,
          .vector_bytes = 32,
@@ -96,7 +97,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx2},
         {.name = "sse4.2",
-         .max_prefix = 62,
+         .max_prefix = fizzbuzz_blocks::kLineBytes - 2,
          .blocks = fizzbuzz_blocks_sse4_2,
          .available = __builtin_cpu_supports("sse4.2") != 0,
          .vector_bytes = 16,

@@ -15,10 +15,14 @@
 namespace fizzgen {
 
 struct fizzbuzz_blocks {
+  /// The longest number line the kernel writes, newline included, whatever the vector width: a
+  /// line spans up to 256 / vector bytes vectors (16 of SSE, 4 of AVX-512).
+  static constexpr std::size_t kLineBytes = 256;
+
   /// Writes `blocks` 30-line blocks, the first starting at number 30k+1 whose first d-1 digits
-  /// are prefix[0..prefix_len). Requires 1 <= prefix_len <= 4 * vector bytes - 2 (a line spans
-  /// up to four vectors) and that every number written keeps d digits. Stores up to one vector
-  /// past the returned end. On return prefix holds the prefix of the next block.
+  /// are prefix[0..prefix_len). Requires 1 <= prefix_len <= kLineBytes - 2 and that every number
+  /// written keeps d digits. Stores up to one vector past the returned end. On return prefix
+  /// holds the prefix of the next block.
   template <class Arch>
   char* operator()(Arch, char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) const noexcept;
 };

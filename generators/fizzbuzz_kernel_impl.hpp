@@ -86,8 +86,11 @@ char* blocks_of(char* out, char* prefix, std::size_t len, std::uint64_t blocks) 
   batch const fizzbuzz = image<Arch>("FizzBuzz\n", 9);
 
   auto* o = reinterpret_cast<std::uint8_t*>(out);
+  // The units digit and the newline are in vectors U and U + 1 (when there is one): the vectors
+  // before U are the prefix alone, so a wide line costs no register for suffixes it does not use.
   auto num = [&](wide<Arch, N> const& p, int u) {
-    for (std::size_t j = 0; j < N; ++j) (p.v[j] | suffix[u].v[j]).store_unaligned(o + j * size);
+    for (std::size_t j = 0; j < U; ++j) p.v[j].store_unaligned(o + j * size);
+    for (std::size_t j = U; j < N; ++j) (p.v[j] | suffix[u].v[j]).store_unaligned(o + j * size);
     o += line;
   };
   // A word line is at most 9 bytes: one 16-byte store whatever the vector width, so that a wide
@@ -124,6 +127,22 @@ char* blocks_of(char* out, char* prefix, std::size_t len, std::uint64_t blocks) 
   return reinterpret_cast<char*>(o);
 }
 
+/// blocks_of for a line of n vectors (N <= n <= kMaxVectors), the units digit in vector u: the
+/// last one or the one before.
+template <class Arch, std::size_t N>
+char* blocks_of_width(std::size_t n, std::size_t u, char* out, char* prefix, std::size_t len,
+                      std::uint64_t blocks) noexcept {
+  if constexpr (N < fizzbuzz_blocks::kLineBytes / byte_batch<Arch>::size) {
+    if (n > N) return blocks_of_width<Arch, N + 1>(n, u, out, prefix, len, blocks);
+  }
+  if constexpr (N == 1) {
+    return blocks_of<Arch, 1, 0>(out, prefix, len, blocks);
+  } else {
+    return u == N - 1 ? blocks_of<Arch, N, N - 1>(out, prefix, len, blocks)
+                      : blocks_of<Arch, N, N - 2>(out, prefix, len, blocks);
+  }
+}
+
 }  // namespace
 
 template <class Arch>
@@ -135,12 +154,7 @@ char* fizzbuzz_blocks::operator()(Arch, char* out, char* prefix, std::size_t pre
   // len + 2 bytes ends in vector (len + 1) / size, and the units digit is in that one or the one
   // before.
   std::size_t const n = (len + 2 + size - 1) / size, u = (len - 1) / size;
-  if (n == 1) return blocks_of<Arch, 1, 0>(out, prefix, len, blocks);
-  if (n == 2)
-    return u == 1 ? blocks_of<Arch, 2, 1>(out, prefix, len, blocks) : blocks_of<Arch, 2, 0>(out, prefix, len, blocks);
-  if (n == 3)
-    return u == 2 ? blocks_of<Arch, 3, 2>(out, prefix, len, blocks) : blocks_of<Arch, 3, 1>(out, prefix, len, blocks);
-  return u == 3 ? blocks_of<Arch, 4, 3>(out, prefix, len, blocks) : blocks_of<Arch, 4, 2>(out, prefix, len, blocks);
+  return blocks_of_width<Arch, 1>(n, u, out, prefix, len, blocks);
 }
 
 }  // namespace fizzgen

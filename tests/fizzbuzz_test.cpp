@@ -419,10 +419,10 @@ TEST(FizzBuzzArch, EveryDigitRollOverUpTo70Digits) {
   }
 }
 
-TEST(FizzBuzzArch, EveryDigitRollOverTo260DigitsWhereLinesSpanFourVectors) {
-  // The kernels store a line as up to four vectors: every width where the line crosses a vector
-  // boundary (AVX2: 32, 64, 96 bytes; AVX-512: 64, 128, 192), up to the scalar hand-over at 255
-  // digits and past it.
+TEST(FizzBuzzArch, EveryDigitRollOverTo260DigitsAcrossEveryVectorCount) {
+  // The kernels store a line as up to 256 bytes of vectors: every width where the line crosses a
+  // vector boundary (SSE: every 16 bytes; AVX2: 32; AVX-512: 64, 128, 192), up to the scalar
+  // hand-over at 255 digits and past it.
   for (auto const* arch : available_archs()) {
     for (unsigned k = 70; k <= 260; ++k) {
       expect_window(oracle::pow10_minus(k, 95), oracle::classic(), 300, 4096, *arch);
