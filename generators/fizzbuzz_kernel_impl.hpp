@@ -86,11 +86,8 @@ char* blocks_of(char* out, char* prefix, std::size_t len, std::uint64_t blocks) 
   batch const fizzbuzz = image<Arch>("FizzBuzz\n", 9);
 
   auto* o = reinterpret_cast<std::uint8_t*>(out);
-  // The units digit and the newline are in vectors U and U + 1 (when there is one): the vectors
-  // before U are the prefix alone, so a wide line costs no register for suffixes it does not use.
   auto num = [&](wide<Arch, N> const& p, int u) {
-    for (std::size_t j = 0; j < U; ++j) p.v[j].store_unaligned(o + j * size);
-    for (std::size_t j = U; j < N; ++j) (p.v[j] | suffix[u].v[j]).store_unaligned(o + j * size);
+    for (std::size_t j = 0; j < N; ++j) (p.v[j] | suffix[u].v[j]).store_unaligned(o + j * size);
     o += line;
   };
   // A word line is at most 9 bytes: one 16-byte store whatever the vector width, so that a wide
