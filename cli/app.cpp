@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -21,7 +23,7 @@
 #include "cli/usage.hpp"
 #include "engine/cpus.hpp"
 #include "help_text.hpp"  // footer::*: docs/help/*.txt, embedded by cmake/help_text.cmake
-#include "report/interval.hpp"
+#include "report/check_run.hpp"
 #include "report/report.hpp"
 #include "verify/command.hpp"
 
@@ -45,30 +47,6 @@ constexpr char const* kVersionText = "fizzgen " FIZZGEN_VERSION
 void add_version_flags(CLI::App& app) {
   app.set_version_flag("--version", std::string(kVersionText), "Print the version and licence, then exit");
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_version_flags(*sub);
-}
-
-/// check with how its input is reported while it arrives (--interval); the rest is verify/'s.
-int run_check(check::command c, std::optional<unsigned> threads, std::string const& interval,
-              std::string const& report) {
-  interval_target const to = open_interval(interval, report);
-  c.threads = threads ? *threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
-  progress_counter received;
-  if (to.period) c.received = &received.bytes;
-  std::optional<interval_report> intervals;
-  if (to.period) intervals.emplace(received, to.out(), *to.period, false);
-  int status = 0;
-  try {
-    status = check::run(c, stdout, stderr);
-  } catch (...) {  // a usage error: no report of a check that never ran
-    if (intervals) intervals->cancel();
-    throw;
-  }
-  if (intervals && !intervals->finish(status == 0 ? "ok" : "failed")) {
-    std::fprintf(stderr, "fizzgen check: %s: %s\n", report.empty() ? "standard error" : report.c_str(),
-                 std::strerror(errno));
-    return 1;
-  }
-  return status;
 }
 
 /// The tool, with exceptions from the set-up of the parser itself still possible.
@@ -195,7 +173,13 @@ int run_app(int argc, char** argv) {
     if (*tune.app) return run_tune(tune);
     if (*yes_cmd) return run_yes(yes_words, yes_line_length, yes_stream);
     if (*random_cmd) return run_random(random_stream);
-    if (*check_cmd) return run_check(check_args, check_threads, check_interval, check_report);
+    if (*check_cmd)  // how its input is reported while it arrives is report/'s; the check is verify/'s
+      return run_check(check_interval, check_report, [&](std::atomic<std::uint64_t>* received) {
+        check_args.threads =
+            check_threads ? *check_threads : static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
+        check_args.received = received;
+        return check::run(check_args, stdout, stderr);
+      });
     return run_fizzbuzz(fizz, fizz_stream, arch_name);
   } catch (CLI::CallForHelp const& e) {
     return app.exit(e);

@@ -14,11 +14,6 @@ namespace fizzgen::cli {
 /// The width every --help line fits in.
 inline constexpr std::size_t kHelpWidth = 80;
 
-/// text re-flowed to lines of at most `width` columns, for a caller that prints it from column
-/// `indent` on: breaks at spaces, keeps the line breaks it has, starts every further line with
-/// `indent` spaces; a word longer than a line stays whole.
-std::string wrap(std::string_view text, std::size_t width, std::size_t indent = 0);
-
 /// CLI11's formatter with option and subcommand descriptions (and the app's own) wrapped so that
 /// no line of --help passes kHelpWidth. Set it on the app before adding subcommands: they copy it.
 std::shared_ptr<CLI::Formatter> wrapping_formatter();

@@ -2,7 +2,8 @@
 // `fizzgen check` from its option values to its exit status: which stream is judged (FizzBuzz
 // with --from, --to and --rule, its Morse (--morse) or decoded Morse (--decoded), --random,
 // --yes), what must arrive, how the input is read (--read-size) and on how many threads. The
-// front end parses the command line and shows --interval's lines; the rest of a check is here.
+// front end parses the command line, report/check_run.hpp shows --interval's lines around the
+// run; the rest of a check is here.
 
 #include <atomic>
 #include <cstdint>
