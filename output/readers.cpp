@@ -185,8 +185,10 @@ bool plain_file(struct stat const& st) {
   return major == 1 || major == 4 || major == 5 || (major >= 136 && major <= 143);  // mem, tty, pts
 }
 
-/// Is descriptor n of task tid still the file we hold a duplicate of as `ours`?
-bool same_file(pid_t tid, int n, int ours) { return ::syscall(SYS_kcmp, tid, ::getpid(), KCMP_FILE, n, ours) == 0; }
+/// Is descriptor n of task tid still the file we (process self) hold a duplicate of as `ours`?
+bool same_file(pid_t tid, int n, pid_t self, int ours) {
+  return ::syscall(SYS_kcmp, tid, self, KCMP_FILE, n, ours) == 0;
+}
 
 /// 0 when tasks a and b share one descriptor table, 1 when not, -1 when unknown (errno set).
 long same_table(pid_t a, pid_t b) {
@@ -256,7 +258,7 @@ std::optional<table_view> inspect_fds(int dir, int fd_dir, file_id ours, table_m
       }
       // Descriptors we hold duplicates of: still the same files? (kcmp, cheaper than a stat.)
       if (int const dup = dup_of(memory.held, n); dup >= 0) {
-        if (!same_file(memory.tid, n, dup)) return std::nullopt;
+        if (!same_file(memory.tid, n, memory.self, dup)) return std::nullopt;
         continue;
       }
       if (std::find(memory.empty_pipes.begin(), memory.empty_pipes.end(), n) != memory.empty_pipes.end()) {

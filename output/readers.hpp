@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <optional>
@@ -121,6 +122,7 @@ class open_counter {
 struct table_memory {
   pid_t pid = 0;                          ///< the process
   pid_t tid = 0;                          ///< the task whose table this is (kcmp, pidfd_getfd)
+  pid_t self = ::getpid();                ///< this process, for kcmp: one syscall fewer a comparison
   bool watched = false;                   ///< under watch: hold its plain files, to compare them
   int pidfd = -1;                         ///< for duplicating descriptors (-1: not opened, -2: refused)
   std::vector<int> numbers;               ///< every descriptor it held at the last look
