@@ -38,8 +38,8 @@ void add_stream_options(CLI::App& app, stream_request& t) {
                   size_value(), "S");
   app.add_option("-j,--threads", t.threads,
                  "Worker threads (default: the CPUs this process may use, less one for the reader when "
-                 "the output is a pipe or a socket, which is also the most that work there: more would "
-                 "leave the reader no CPU and only wait; 1 for yes, whose chunks never change)")
+                 "the output is a pipe or a socket, which is also the most that work: more would share "
+                 "a CPU and only wait; 1 for yes, whose chunks never change)")
       ->type_name("N")
       ->check(threads_check());
   app.add_option("--reuse", t.reuse,
