@@ -26,14 +26,14 @@ enum class input_mapping {
 
 struct morse_stream_options {
   morse_direction direction = morse_direction::encode;
-  unsigned threads = 1;                            ///< >= 1: cores transforming chunks at once
+  unsigned threads = 1;  ///< >= 1: cores transforming chunks at once
   /// Input bytes per chunk (>= 1). 128 KiB: a chunk and its Morse (about 4x) stay within a 1 MiB
   /// L2, and a read file takes half the read(2) calls of 64 KiB chunks, each dear on a VM (256 MiB,
   /// one thread, 7 pairs against 64 KiB: encode 0.94x the time, decode 0.82x; 256 KiB 1-3% slower
   /// than 128 KiB).
   std::size_t chunk_bytes = std::size_t{1} << 17;
-  kernel_arch const* arch = nullptr;               ///< the kernels' arch; nullptr: default_arch()
-  std::string input_name = "standard input";       ///< how errors name in_fd: a file name, or this
+  kernel_arch const* arch = nullptr;          ///< the kernels' arch; nullptr: default_arch()
+  std::string input_name = "standard input";  ///< how errors name in_fd: a file name, or this
   input_mapping mapping = input_mapping::automatic;
 };
 
