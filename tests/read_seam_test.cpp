@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -48,6 +49,9 @@ read_script g_read;
 /// One call of the fake read or pread asking for len bytes, as g_read scripts it: false (errno set)
 /// where the call is to fail, else true with len cut to the script's largest chunk.
 bool scripted_call(std::size_t& len) {
+  // Morse encode preads a file on its worker threads: one call at a time through the script.
+  static std::mutex one_at_a_time;
+  std::lock_guard const lock(one_at_a_time);
   ++g_read.calls;
   g_read.asked.push_back(len);
   if (g_read.calls <= g_read.eintr_first || (g_read.eintr_every > 0 && g_read.calls % g_read.eintr_every == 0)) {
