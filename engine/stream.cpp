@@ -33,19 +33,16 @@ unsigned workers_beside_reader() {
   return n <= 1 ? 1 : n - 1;
 }
 
-/// The most workers that keep up: one a CPU, one fewer where a reader needs a CPU (has_reader).
-/// More take turns on a CPU, and the turn waits whenever its holder is descheduled: measured on 2
-/// CPUs, generate-only 4 workers ran at 0.76-0.78x of 2, and into pv 7 at 0.46x of 1.
+/// The default worker count, and the most that work: every CPU this process may use, except one
+/// when fd is a pipe or a socket: then a reader (pv, a forwarder) needs a CPU of its own, and the
+/// workers, one fewer, are pinned and poll the pipe. More take turns on a CPU, and the turn waits
+/// whenever its holder is descheduled. Measured on 2 CPUs: into pv (bench/pipe_bench.sh, three
+/// runs) 1 worker 31.4-32.0 GiB/s, 2 workers 20.9-21.4, 7 at 0.46x of 1; generate-only 4 workers
+/// at 0.76-0.78x of 2.
 unsigned most_workers(int fd, bool generate_only) {
   return has_reader(fd, generate_only) ? workers_beside_reader()
                                        : std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()));
 }
-
-/// Every CPU this process may use, except one when fd is a pipe or a socket: then a reader (pv,
-/// a forwarder) needs a CPU of its own, and the workers, one fewer, are pinned and poll the pipe.
-/// Measured on 2 CPUs into pv (bench/pipe_bench.sh, three runs): 1 worker 31.4-32.0 GiB/s, 2
-/// workers 20.9-21.4.
-unsigned default_threads(int fd, bool generate_only) { return most_workers(fd, generate_only); }
 
 /// FIZZGEN_EXACT_THREADS=1: as many workers as asked for even where they leave the reader no CPU.
 bool exact_threads() {
@@ -83,7 +80,7 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
   options.threads = o.threads                           ? *o.threads
                     : sizes.threads != 0 && is_pipe(fd) ? sizes.threads
                     : gen.constant()                    ? 1
-                                                        : default_threads(fd, o.generate_only);
+                                                        : most_workers(fd, o.generate_only);
   // Workers that leave the reader no CPU of its own wait for their turns while it runs: measured
   // on 2 CPUs into pv, 2 workers ran at 0.56x and 7 at 0.46x of one. So into a pipe or socket at
   // most one worker fewer than the CPUs works, elsewhere one a CPU, however many were asked for

@@ -124,8 +124,8 @@ char* blocks_of(char* out, char* prefix, std::size_t len, std::uint64_t blocks) 
   return reinterpret_cast<char*>(o);
 }
 
-/// blocks_of for a line of n vectors (N <= n <= kMaxVectors), the units digit in vector u: the
-/// last one or the one before.
+/// blocks_of for a line of n vectors (N <= n <= fizzbuzz_blocks::kLineBytes / vector bytes), the
+/// units digit in vector u: the last one or the one before.
 template <class Arch, std::size_t N>
 char* blocks_of_width(std::size_t n, std::size_t u, char* out, char* prefix, std::size_t len,
                       std::uint64_t blocks) noexcept {
