@@ -43,6 +43,9 @@ struct run_options {
   unsigned threads = 1;                     ///< workers, >= 1
   std::optional<std::uint64_t> byte_limit;  ///< stop after exactly this many bytes (may cut a line)
   bool pin = true;                          ///< pin worker w to the w-th allowed CPU
+  /// Nothing but the workers runs for this output (--generate-only: no reader, no kernel work):
+  /// they may spin for their turns with a worker on every CPU, not only with one CPU to spare.
+  bool alone = false;
   unsigned buffers_per_worker = 0;          ///< 0: enough to cover the pipe twice over
   reuse_policy reuse = reuse_policy::never;
   bool pipe_only = false;                ///< fill each buffer once, then emit it again and again

@@ -104,6 +104,7 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
   // speed of the same workers unpinned. So pin only when a CPU stays free, or when nothing reads.
   std::size_t const cpus = allowed_cpus().size();
   options.pin = !o.no_pin && (o.generate_only || options.threads < cpus);
+  options.alone = o.generate_only;
   // Polling a full pipe pays only when a core is left over for it besides the workers.
   bool const spin = options.threads < cpus;
   std::unique_ptr<sink> const out =
