@@ -1,7 +1,10 @@
-// Bytes per second of chunk generation for each kernel arch, next to memset into the same buffer.
+// Bytes per second of chunk generation for each kernel arch, next to memset and a loop of vector
+// stores into the same buffer.
 // Run: build/release/bench/fizzgen_kernel_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
+
+#include <xsimd/xsimd.hpp>
 
 #include <cstring>
 #include <string>
@@ -10,6 +13,10 @@
 #include "generators/arch.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
+
+namespace fizzgen::bench {
+void store_loop_avx512(std::byte* buf, std::size_t bytes, std::size_t offset, std::uint8_t value) noexcept;
+}  // namespace fizzgen::bench
 
 namespace {
 
@@ -47,8 +54,29 @@ void memset_baseline(benchmark::State& state) {
   state.counters["bytes_per_second"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsRate);
 }
 
+/// 64-byte vector stores of a constant through the same buffer, from `offset` (0: aligned), in
+/// bench/store_loop_avx512.cpp: what a kernel that stores vectors cannot beat.
+void store_loop_baseline(benchmark::State& state, std::size_t offset) {
+  if (!xsimd::avx512f::available()) {
+    state.SkipWithError("no AVX-512F on this CPU");
+    return;
+  }
+  buffer buf(kChunkBytes);
+  std::uint64_t bytes = 0;
+  std::uint8_t value = 0;
+  for (auto _ : state) {
+    bench::store_loop_avx512(buf.data(), kChunkBytes, offset, static_cast<std::uint8_t>('0' + (value++ & 7)));
+    benchmark::DoNotOptimize(buf.data());
+    benchmark::ClobberMemory();
+    bytes += kChunkBytes - offset;
+  }
+  state.counters["bytes_per_second"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsRate);
+}
+
 void register_all() {
   benchmark::RegisterBenchmark("memset/1MiB", memset_baseline);
+  benchmark::RegisterBenchmark("stores/1MiB/aligned", [](benchmark::State& st) { store_loop_baseline(st, 0); });
+  benchmark::RegisterBenchmark("stores/1MiB/unaligned", [](benchmark::State& st) { store_loop_baseline(st, 13); });
   struct start {
     char const* label;
     std::string from;
