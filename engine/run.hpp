@@ -46,7 +46,7 @@ struct run_options {
   /// Nothing but the workers runs for this output (--generate-only: no reader, no kernel work):
   /// they may spin for their turns with a worker on every CPU, not only with one CPU to spare.
   bool alone = false;
-  unsigned buffers_per_worker = 0;          ///< 0: enough to cover the pipe twice over
+  unsigned buffers_per_worker = 0;  ///< 0: enough to cover the pipe twice over
   reuse_policy reuse = reuse_policy::never;
   bool pipe_only = false;                ///< fill each buffer once, then emit it again and again
   reuse_monitor* monitor = nullptr;      ///< the verdict for reuse_policy::automatic (none: unsafe)
