@@ -35,7 +35,9 @@ namespace {
 struct token {
   std::unique_ptr<char[]> in_buf;  ///< read(2) and pread(2) input lands here
   std::span<char const> in;        ///< the chunk: in in_buf or in the mapping
-  off_t file_offset = -1;          ///< >= 0: the chunk is file_len bytes of the file from there, not read yet
+  /// >= 0: the chunk is file_len bytes of the file from there, not read yet (decode: the groups
+  /// that end there, see positioned_decode_chunk).
+  off_t file_offset = -1;
   std::size_t file_len = 0;
   std::unique_ptr<char[]> out_buf;
   char* out = nullptr;  ///< out_buf + 1: the byte before is room for a space the joiner adds
@@ -117,9 +119,8 @@ class mapping {
 };
 
 /// A regular file's bytes from the current offset, when the file is not mapped: read with pread(2)
-/// by whichever thread encodes them, no copy in the serial stage (encode only: its chunks need not
-/// end anywhere in particular; decode reads the file as it comes). Either way its size at the
-/// start tells a file cut short while it was read. Empty when the fd is anything else.
+/// by whichever thread transforms them, no copy in the serial stage; its size at the start tells a
+/// file cut short while it was read. Empty when the fd is anything else.
 class positioned_file {
  public:
   explicit positioned_file(int fd) : fd_(fd) {
@@ -228,6 +229,24 @@ decode_span decode_chunk(std::span<char const> all, std::size_t pos, std::size_t
   return {std::max(pos, sep - std::min<std::size_t>(sep, 8)), sep < all.size() ? sep + 1 : all.size()};
 }
 
+/// A decode chunk of a file read with pread: the groups whose separator lies in the file's bytes
+/// [offset, offset + len) (at the end of the file, also those the end closes). `buf` holds the
+/// `back` <= 8 bytes before offset, then `got` bytes from offset; returns the chunk within buf.
+/// It starts after the last separator among the bytes before offset, or 8 bytes back where they
+/// hold none (a group of 8 or more bytes is one marker however long, as in decode_chunk; fewer
+/// than 8 bytes back only at the start of the input), and ends after the last separator from
+/// offset on (empty when there is none: the group goes on into a later chunk), or at the end.
+std::span<char const> positioned_decode_chunk(char const* buf, std::size_t back, std::size_t got,
+                                              bool at_end) noexcept {
+  std::size_t first = back;
+  while (first > 0 && !morse::is_separator(buf[first - 1])) --first;
+  std::size_t last = back + got;
+  if (!at_end)
+    while (last > back && !morse::is_separator(buf[last - 1])) --last;
+  if (last <= back) return {};  // no separator from offset on: the group is a later chunk's
+  return {buf + first, last - first};
+}
+
 /// The serial input stage: cuts the input into chunks in order.
 class chunker {
  public:
@@ -235,7 +254,7 @@ class chunker {
       : fd_(fd),
         map_(fd, o.mapping),
         file_(map_.mapped() ? -1 : fd),
-        positioned_(o.direction == morse_direction::encode && file_.open()),
+        positioned_(file_.open()),
         options_(o) {}
 
   /// Fills t.in with the next chunk (or, for a positioned file, says where it is); false once the
@@ -274,9 +293,23 @@ class chunker {
   }
 
   bool mapped() const noexcept { return map_.mapped(); }
-  /// Reads a positioned chunk (token::file_offset >= 0) into t.in_buf; on any thread.
+  /// Reads a positioned chunk (token::file_offset >= 0) into t.in_buf; on any thread. Decoding,
+  /// with up to 8 bytes before it, cut to the groups it ends (positioned_decode_chunk).
   void read_chunk(token& t) {
-    t.in = {t.in_buf.get(), file_.read(t.in_buf.get(), t.file_len, t.file_offset, options_.input_name)};
+    char* const buf = t.in_buf.get();
+    if (options_.direction == morse_direction::encode) {
+      t.in = {buf, file_.read(buf, t.file_len, t.file_offset, options_.input_name)};
+      return;
+    }
+    auto const back = static_cast<std::size_t>(std::min<off_t>(8, t.file_offset - file_.start()));
+    off_t const from = t.file_offset - static_cast<off_t>(back);
+    std::size_t const got = file_.read(buf, back + t.file_len, from, options_.input_name);
+    if (got < back) {  // cut short before the chunk: emit() reports it
+      t.in = {};
+      return;
+    }
+    bool const at_end = t.file_offset + static_cast<off_t>(t.file_len) == file_.size();
+    t.in = positioned_decode_chunk(buf, back, got - back, at_end);
   }
   /// A mapped or positioned input was cut short while it was read: see mapping::cut and cut_short.
   bool cut() const noexcept { return map_.cut() || file_.cut(); }
@@ -320,8 +353,8 @@ class chunker {
 
   int fd_;
   mapping map_;
-  positioned_file file_;  ///< a regular file not mapped: read with pread(2) when encoding; its size kept
-  bool positioned_;       ///< encoding from file_
+  positioned_file file_;  ///< a regular file not mapped: read with pread(2); its size kept
+  bool positioned_;       ///< reading file_
   morse_stream_options options_;
   std::size_t pos_ = 0;
   std::uint64_t bytes_ = 0;
@@ -339,8 +372,9 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   morse_stream_options o = options;
   o.chunk_bytes = chunk;
   chunker input(in_fd, o);
-  // A decode chunk may hold up to 9 bytes more than `chunk`: 8 carried from the previous read, or
-  // the last 8 bytes of a long group and its separator (decode_chunk).
+  // A decode chunk may hold up to 9 bytes more than `chunk`: 8 carried from the previous read, the
+  // last 8 bytes of a long group and its separator (decode_chunk), or 8 read before its offset
+  // (positioned_decode_chunk).
   std::size_t const in_cap = chunk + 9;
   std::size_t const out_cap = encoding ? morse::encode_bound(in_cap) : morse::decode_bound(in_cap);
   morse::encode_joiner joiner;
