@@ -73,10 +73,12 @@ struct split_prefix {
 /// Writer spreads of its high digits over the plan's image of the low ones, so that no group costs
 /// a store of its own); a block's windows are read from the table at its first prefix. Writer:
 /// `kBytes` (a store's bytes, lanes of plan.lane_bytes), write(dst, prefixes, vector) and
-/// spread(dst, high, vector), reading the plan through permute_arrays. Stores up to kBytes past the returned end;
-/// `scratch` holds the template's scratch_bytes bytes, 64-aligned.
+/// spread(dst, high, vector), reading the plan through permute_arrays; a Writer that keeps the
+/// window it loaded for the next vector (the plan gives consecutive lanes one window where it
+/// can) has begin_block(), called whenever `prefixes` is another block's. Stores up to kBytes
+/// past the returned end; `scratch` holds the template's scratch_bytes bytes, 64-aligned.
 template <class Writer>
-char* permute_lines(Writer const writer, char* out, permute_plan const& plan, char const* number, std::size_t width,
+char* permute_lines(Writer writer, char* out, permute_plan const& plan, char const* number, std::size_t width,
                     std::uint64_t phase, std::uint64_t lines, std::byte* scratch) noexcept {
   constexpr std::size_t kBytes = Writer::kBytes;
   std::size_t const len = width - 1;
@@ -108,6 +110,7 @@ char* permute_lines(Writer const writer, char* out, permute_plan const& plan, ch
       fill_table();
     }
     std::uint8_t const* const block = table + at * len;
+    if constexpr (requires { writer.begin_block(); }) writer.begin_block();  // a writer that keeps a window
     std::size_t const start = offset[j], stop = offset[end];
     std::size_t v = start / kBytes;  // vector v of the block goes to o + v * kBytes - start
     if (std::size_t const skip = start % kBytes; skip != 0) {

@@ -98,8 +98,12 @@ permute_plan plan_permute(rule_template const& t, std::size_t width, std::size_t
     std::uint32_t lo = UINT32_MAX, hi = 0;
     for (std::size_t b = from; b < to; ++b)
       if ((source[b] & kConstant) == 0) lo = std::min(lo, source[b]), hi = std::max(hi, source[b]);
-    if (lo == UINT32_MAX) lo = hi = 0;
+    bool const constant = lo == UINT32_MAX;  // no prefix byte: any window serves
+    if (constant) lo = hi = 0;
     if (hi - lo >= lane) return {};
+    // The lane before's window where it holds every prefix byte this lane needs: a kernel then
+    // permutes the same source again without loading it.
+    if (i > 0 && (constant || (plan.window[i - 1] <= lo && hi < plan.window[i - 1] + lane))) lo = plan.window[i - 1];
     plan.window[i] = lo;
     for (std::size_t b = 0; b < lane; ++b) {
       std::size_t const at = i * lane + b;
