@@ -143,27 +143,37 @@ TEST(MorseStream, EmptyInputAndTrailingSpaces) {
   }
 }
 
-TEST(MorseStream, MappedInputStartsAtTheOffsetAndEndsAtTheEnd) {
-  std::string const text = random_text(3, 10000, "abc \n");
-  temp_file const f(text);
-  int const fd = ::open(f.path().c_str(), O_RDONLY);
-  ASSERT_EQ(::lseek(fd, 5000, SEEK_SET), 5000);  // as `{ read line; fizzgen morse encode; } <file` leaves it
-  int out[2];
-  ASSERT_EQ(::pipe(out), 0);
-  std::string result;
-  std::thread reader([&] { result = drain(out[0]); });
-  morse_stream_options o;
-  o.threads = 2;
-  o.chunk_bytes = 333;
-  o.mapping = fizzgen::input_mapping::always;
-  auto const r = fizzgen::run_morse_stream(fd, out[1], o);
-  ::close(out[1]);
-  reader.join();
-  ::close(out[0]);
-  EXPECT_EQ(r.status, fizzgen::emit_status::ok);
-  EXPECT_EQ(result, morse_oracle::encode(text.substr(5000)));
-  EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), static_cast<off_t>(text.size()));
-  ::close(fd);
+// A file read (mapped or with pread) from where its descriptor stands: a decode chunk near that
+// offset looks back at most to it, never at the bytes before.
+TEST(MorseStream, FileInputStartsAtTheOffsetAndEndsAtTheEnd) {
+  for (morse_direction const d : {morse_direction::encode, morse_direction::decode})
+    for (auto const how : {fizzgen::input_mapping::always, fizzgen::input_mapping::never})
+      for (std::size_t const chunk : {3, 5, 333}) {
+        std::string const text = random_text(3, 10000, d == morse_direction::encode ? "abc \n" : ".-- /\n");
+        temp_file const f(text);
+        int const fd = ::open(f.path().c_str(), O_RDONLY);
+        ASSERT_EQ(::lseek(fd, 5000, SEEK_SET), 5000);  // as `{ read line; fizzgen morse encode; } <file` leaves it
+        int out[2];
+        ASSERT_EQ(::pipe(out), 0);
+        std::string result;
+        std::thread reader([&] { result = drain(out[0]); });
+        morse_stream_options o;
+        o.direction = d;
+        o.threads = 2;
+        o.chunk_bytes = chunk;
+        o.mapping = how;
+        auto const r = fizzgen::run_morse_stream(fd, out[1], o);
+        ::close(out[1]);
+        reader.join();
+        ::close(out[0]);
+        EXPECT_EQ(r.status, fizzgen::emit_status::ok);
+        std::string const rest = text.substr(5000);
+        EXPECT_EQ(result, d == morse_direction::encode ? morse_oracle::encode(rest) : morse_oracle::decode(rest))
+            << (d == morse_direction::encode ? "encode" : "decode") << " chunk " << chunk
+            << (how == fizzgen::input_mapping::always ? " mapped" : " read");
+        EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), static_cast<off_t>(text.size()));
+        ::close(fd);
+      }
 }
 
 // By default a file is mapped only where the kernel maps it a huge page at a time: a file under
