@@ -217,8 +217,8 @@ class pipeline {
     }
     bool const constant = gen_.constant();
     // Spinning for the turn pays when every worker has a core and one is left for the reader (or
-    // nothing else needs one: 2 workers on 2 CPUs generating alone ran at 1.83-1.98x of one
-    // spinning, 1.63-1.74x sleeping); otherwise it steals the CPU of the turn holder or of the
+    // nothing else needs one: 2 workers on 2 CPUs generating alone ran at 1.83-2.03x of one
+    // spinning, 1.63-1.70x sleeping); otherwise it steals the CPU of the turn holder or of the
     // reader, so waiters sleep almost at once.
     bool const own_cpus = options_.threads < online_cpus_ || (options_.alone && options_.threads <= online_cpus_);
     spin_policy const spin(own_cpus ? 1u << 14 : 16u);
