@@ -251,11 +251,7 @@ std::span<char const> positioned_decode_chunk(char const* buf, std::size_t back,
 class chunker {
  public:
   chunker(int fd, morse_stream_options const& o)
-      : fd_(fd),
-        map_(fd, o.mapping),
-        file_(map_.mapped() ? -1 : fd),
-        positioned_(file_.open()),
-        options_(o) {}
+      : fd_(fd), map_(fd, o.mapping), file_(map_.mapped() ? -1 : fd), positioned_(file_.open()), options_(o) {}
 
   /// Fills t.in with the next chunk (or, for a positioned file, says where it is); false once the
   /// input has ended.
