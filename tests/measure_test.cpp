@@ -255,7 +255,12 @@ TEST_F(Measure, BenchInterruptedLeavesNoTemporaryFolder) {
                sig + " $pid; wait $pid; echo $?",
            60s);
     EXPECT_EQ(o.out, std::string(sig) == "INT" ? "130\n" : "143\n") << sig << ": " << read_file(path("err"));
-    EXPECT_TRUE(fs::is_empty(path("tmp"))) << sig << ": the runs' folder is left behind";
+    // Only the runs' folder is ours: a child killed under ThreadSanitizer can leave the runtime's
+    // own tsan.rodata.PID behind (made in $TMPDIR at start-up and unlinked a moment later).
+    std::string left;
+    for (auto const& e : fs::directory_iterator(path("tmp")))
+      if (e.path().filename().string().starts_with("fizzgen_bench_")) left += " " + e.path().filename().string();
+    EXPECT_EQ(left, "") << sig << ": the runs' folder is left behind; stderr: " << read_file(path("err"));
   }
 }
 
