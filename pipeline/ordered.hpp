@@ -32,13 +32,25 @@ namespace fizzgen::pipeline {
 void run_chain(tbb::filter<void, void> const& chain, unsigned threads, std::size_t tokens);
 
 /// Reads in order, transforms in parallel, combines in order, on `threads` threads with at most
-/// `tokens` tokens in flight (both >= 1), until `read` says the input ended or `combine` says stop:
+/// `tokens` tokens in flight (both >= 1; one thread: one token, on the caller's thread), until
+/// `read` says the input ended or `combine` says stop:
 ///   bool read(Token&)       fills a token (a reused one keeps its buffers); false: nothing left
 ///   void transform(Token&)  on any thread, tokens at once
 ///   bool combine(Token&)    in read order; false: stop reading (tokens read already are dropped)
 /// Exceptions from any stage end the run and come out of this call.
 template <class Token, class Read, class Transform, class Combine>
 void run_ordered(unsigned threads, std::size_t tokens, Read&& read, Transform&& transform, Combine&& combine) {
+  if (threads <= 1) {
+    // One thread runs one token at a time under TBB too: here the stages take turns on the
+    // caller's thread without starting TBB, whose start-up (loading its allocator, looking for
+    // its thread server) cost about 2 ms of every run.
+    Token token;
+    while (read(token)) {
+      transform(token);
+      if (!combine(token)) break;
+    }
+    return;
+  }
   struct slot {
     Token token;
     std::atomic<int> stage{0};
