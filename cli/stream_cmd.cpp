@@ -49,6 +49,13 @@ void add_stream_options(CLI::App& app, stream_request& t) {
                  "wrong for readers that forward pages with splice, like pv | cat)")
       ->type_name("POLICY")
       ->check(choice_check({"auto", "never", "always"}, "policy"));
+  app.add_option("--helper", t.helper,
+                 "With one worker into a pipe, a helper thread on the reader's CPU (at idle priority: the "
+                 "reader always comes first) fills chunks ahead, which the worker emits when they are ready "
+                 "and fills itself when not: auto (default: the worker times the stream with and without it "
+                 "and keeps the faster way, measuring again now and then), on or off")
+      ->type_name("WHEN")
+      ->check(choice_check({"auto", "on", "off"}, "choice"));
   app.add_option("--pipe-size", t.pipe_size,
                  "Pipe size to ask for (default: one chunk, from the L2 cache); above what the system allows "
                  "(fs.pipe-max-size), the largest size allowed; --stats says which")

@@ -62,6 +62,11 @@ class reuse_monitor {
   /// emitted found it intact. Re-checks now when none has been made yet. The caller must know
   /// that `slots` slots have been emitted before it asks. Thread-safe.
   virtual bool vouch(std::uint64_t slots);
+  /// As vouch, but never re-checks (nor waits for a re-check under way): for a thread that must
+  /// not hold the re-check's lock, the helper at SCHED_IDLE. Thread-safe.
+  virtual bool vouched(std::uint64_t slots) const noexcept {
+    return checked_slots_.load(std::memory_order_acquire) >= slots;  // pairs with publish()
+  }
   /// Re-checks now, ahead of need, when a re-check begun at `need` slots would vouch for a buffer
   /// the newest one does not (it began before `need`), `need` slots of the `slots` emitted so far
   /// are out, the epoch is safe and no other re-check is running: for a thread that would

@@ -1,11 +1,14 @@
 #include "engine/run.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -125,6 +128,29 @@ class pipeline {
         });
       }
       std::vector<int> const cpus = options_.pin ? allowed_cpus() : std::vector<int>{};
+      // Declared before the workers: joined after them.
+      std::jthread helper;
+      if (helped() && cpus.size() > options_.threads) {
+        try {
+          for (std::uint64_t b = 0; b < kHelperLead + 2; ++b) helper_buffers_.emplace_back(gen_.chunk_capacity());
+          helper_tags_ = std::make_unique<std::atomic<std::uint64_t>[]>(helper_buffers_.size());
+          report.helper.mode = options_.helper;
+          helper = std::jthread([this, cpu = cpus[options_.threads], &report](std::stop_token st) {
+            helper_stats& hs = report.helper;
+            if (pin_current_thread(cpu)) hs.cpu = cpu;
+            sched_param const idle_priority{};
+            static_cast<void>(sched_setscheduler(0, SCHED_IDLE, &idle_priority));  // 0: this thread
+            hs.ran = true;
+            try {
+              help(st, hs);
+            } catch (std::exception const&) {  // the worker fills every chunk itself
+            }
+          });
+        } catch (std::exception const&) {  // no memory or no thread for it: the worker works alone
+          helper_tags_.reset();
+          helper_buffers_.clear();
+        }
+      }
       std::vector<std::jthread> workers;
       for (unsigned w = 0; w < options_.threads; ++w) {
         try {
@@ -146,6 +172,11 @@ class pipeline {
           break;  // the workers started so far see the stop and are joined here
         }
       }
+      for (std::jthread& t : workers) t.join();
+      helper_on_.store(kHelperStop, std::memory_order_relaxed);
+      helper_on_.notify_all();
+      report.helper.windows = probe_.windows();
+      report.helper.windows_helped = probe_.windows_helped();
     }
     out_.while_full(nullptr);
     report.seconds = seconds_between(start, clock_type::now());
@@ -184,13 +215,11 @@ class pipeline {
 
   /// taint::none when the pages of a buffer that was vmspliced may be written again; otherwise
   /// why not.
-  taint may_rewrite(slot_buffer const& b) const {
+  taint may_rewrite(slot_buffer const& b, bool may_recheck = true) const {
     if (!b.referenced) return taint::none;
     if (options_.reuse == reuse_policy::never) return taint::count;  // not a taint: the policy
-    // Every slot of the pipe has been filled after the buffer's last one: it has left our pipe.
-    std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
-    std::uint64_t const left_at = b.slots_after + pipe_slots;
-    if (pipe_slots == 0 || slots_.emitted.load(std::memory_order_acquire) < left_at) return taint::in_pipe;
+    std::uint64_t const left_at = left_pipe_at(b);
+    if (left_at == 0 || slots_.emitted.load(std::memory_order_acquire) < left_at) return taint::in_pipe;
     if (options_.reuse == reuse_policy::always) return taint::none;
     // auto: emitted during an epoch that still lasts, and a re-check of it begun after the
     // buffer left the pipe found it intact (docs/reuse-soundness.md).
@@ -199,8 +228,141 @@ class pipeline {
     if (!reuse_monitor::safe(b.verdict)) return reuse_monitor::reason(b.verdict);
     if (m->state() != b.verdict)
       return reuse_monitor::safe(m->state()) ? m->last_break() : reuse_monitor::reason(m->state());
-    if (m->vouch(left_at)) return taint::none;
+    if (may_recheck ? m->vouch(left_at) : m->vouched(left_at)) return taint::none;
     return reuse_monitor::safe(m->state()) ? taint::in_pipe : reuse_monitor::reason(m->state());
+  }
+
+  /// Makes a buffer that was handed to the pipe ready for its refill: in place when `why` is
+  /// taint::none, else on fresh pages, counted in `stats` (a worker's or the helper's) by reason.
+  template <class Stats>
+  static void ready_for_refill(slot_buffer& b, taint why, Stats& stats) {
+    if (why == taint::none) {
+      ++stats.reused;
+    } else {
+      // Never rewrite pages the kernel may still hold: without fresh pages the run stops. Only
+      // the huge pages the chunk's bytes were in: the pipe holds no other (measured with --reuse
+      // never, 4 MiB chunks whose scratch starts a third huge page: 1.29x faster).
+      if (!b.memory.discard(b.bytes)) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
+      ++stats.discarded;
+      if (why != taint::count) ++stats.discarded_because[static_cast<std::size_t>(why)];
+    }
+    b.referenced = false;
+  }
+
+  /// The count of slots emitted once every slot of the pipe has been filled after b's last one:
+  /// then b has left our pipe. 0 when the pipe's size is unknown.
+  std::uint64_t left_pipe_at(slot_buffer const& b) const noexcept {
+    std::size_t const pipe_slots = out_.current_pipe_size() / 4096;
+    return pipe_slots == 0 ? 0 : b.slots_after + pipe_slots;
+  }
+
+  /// Whether a helper on the reader's CPU fills chunks ahead for the lone worker: into a pipe the
+  /// worker vmsplices, with a CPU this process may use that no worker has (the reader's), and
+  /// chunks that differ; not with a pacer, a write pattern or --reuse never (whose lone worker
+  /// interleaves its fill with the emits).
+  bool helped() const noexcept {
+    return options_.helper != helper_mode::off && options_.threads == 1 && online_cpus_ >= 2 && !options_.alone &&
+           options_.pin && out_.shares_pages() && out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only &&
+           !pattern_ && !pacer_.active() && options_.reuse != reuse_policy::never;
+  }
+
+  // A helper buffer's tag: (chunk index + 1) << 2 | phase. The helper claims a chunk (filling)
+  // only ahead of the worker and publishes it (ready); the worker decides every chunk it reaches
+  // (taken): it emits the helper's buffer when that is ready, and otherwise fills the chunk
+  // itself, even while the helper is at it (whose publish then fails). Compare-and-swap on the tag
+  // makes each decision once.
+  enum : std::uint64_t { kFilling = 0, kReady = 1, kTaken = 2 };
+  static std::uint64_t tag_of(std::uint64_t index, std::uint64_t phase) noexcept { return (index + 1) << 2 | phase; }
+  static std::uint64_t tag_phase(std::uint64_t tag) noexcept { return tag & 3; }
+  static std::uint64_t tag_index(std::uint64_t tag) noexcept { return (tag >> 2) - 1; }  // tag != 0
+
+  /// The helper's buffer holding chunk `index`, when the helper published it; otherwise nullptr,
+  /// and the helper can no longer publish it (if it is filling that chunk now, its work is lost:
+  /// the worker never waits for it). Called by the worker once per chunk, in order.
+  slot_buffer* take_helped(std::uint64_t index) noexcept {
+    std::atomic<std::uint64_t>& tag = helper_tags_[index % helper_buffers_.size()];
+    std::uint64_t t = tag.load(std::memory_order_acquire);  // pairs with the helper's publish
+    for (;;) {
+      if (t == tag_of(index, kReady)) return &helper_buffers_[index % helper_buffers_.size()];
+      if (tag.compare_exchange_weak(t, tag_of(index, kTaken), std::memory_order_acq_rel, std::memory_order_acquire))
+        return nullptr;
+    }
+  }
+
+  /// The helper: fills chunks ahead of the worker (never more than its buffers ahead, never the
+  /// chunk the worker is at) into its own buffers, on the reader's CPU at SCHED_IDLE, so the
+  /// reader takes the CPU whenever it can run. It never holds a lock the worker takes.
+  void help(std::stop_token const& st, helper_stats& hs) {
+    std::uint64_t const n = helper_buffers_.size();
+    std::uint64_t target = 1;
+    unsigned idle = 0;       // pauses since the last chunk claimed
+    unsigned unvouched = 0;  // looks at a buffer that left the pipe with no re-check for it yet
+    // Spins first (the worker moves on within microseconds), then sleeps from 20 us up to 1 ms
+    // (a slow reader: nothing to do for long, and this CPU is the reader's).
+    auto const pause = [&] {
+      if (++idle < 512) {
+        cpu_relax();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(std::min(20u << std::min((idle - 512) / 64, 6u), 1000u)));
+      }
+    };
+    while (!st.stop_requested() && !stop_.load(std::memory_order_relaxed)) {
+      std::uint32_t const on = helper_on_.load(std::memory_order_relaxed);
+      if (on == kHelperStop) break;
+      if (on == 0) {  // the worker measured the stream faster without us, for now
+        helper_on_.wait(0, std::memory_order_relaxed);
+        continue;
+      }
+      std::uint64_t const next = worker_next_.load(std::memory_order_acquire);
+      target = std::max(target, next + kHelperLead);
+      if (target >= next + n) {  // its buffer may hold a chunk the worker has yet to reach
+        pause();
+        continue;
+      }
+      std::size_t const h = target % n;
+      slot_buffer& b = helper_buffers_[h];
+      std::uint64_t tag = helper_tags_[h].load(std::memory_order_acquire);  // pairs with the worker's release
+      if (tag != 0 && tag_index(tag) >= target) {                           // the worker decided it already
+        ++target;
+        continue;
+      }
+      if (tag != 0 && tag_phase(tag) != kTaken) {  // a chunk of ours the worker has not reached
+        pause();
+        continue;
+      }
+      if (b.referenced) {
+        std::uint64_t const left_at = left_pipe_at(b);
+        if (left_at != 0 && slots_.emitted.load(std::memory_order_acquire) < left_at) {
+          pause();  // still in our pipe: it leaves as the worker emits
+          continue;
+        }
+        taint const why = may_rewrite(b, false);
+        if (why == taint::in_pipe && ++unvouched < 64) {  // a re-check on the emitting thread will come
+          pause();
+          continue;
+        }
+        ready_for_refill(b, why, hs);
+      }
+      unvouched = 0;
+      idle = 0;
+      if (!helper_tags_[h].compare_exchange_strong(tag, tag_of(target, kFilling), std::memory_order_acq_rel))
+        continue;  // the worker reached it first
+      std::optional<chunk> const c = gen_.plan(target);
+      if (!c) break;
+      auto const t0 = clock_type::now();
+      b.bytes = gen_.fill(*c, b.memory.span());
+      b.lines = c->lines;
+      b.sent = 0;
+      hs.fill_seconds += seconds_between(t0, clock_type::now());
+      std::uint64_t expected = tag_of(target, kFilling);
+      // Release: the worker that takes it reads the bytes and b's fields.
+      if (helper_tags_[h].compare_exchange_strong(expected, tag_of(target, kReady), std::memory_order_release,
+                                                  std::memory_order_relaxed))
+        ++hs.filled;
+      else
+        ++hs.late;
+      ++target;
+    }
   }
 
   void work(unsigned w, worker_stats& stats) {
@@ -225,6 +387,7 @@ class pipeline {
     bool const interleave = interleaved();
     if (interleave && w == 0) interleaved_ = true;
     slot_buffer* pending = nullptr;  // interleave: the chunk before, offered to the pipe, not yet emitted
+    if (helper_tags_) probe_ = helper_probe(options_.helper);  // only with one worker
     // The chunk being emitted when the run ends goes out whole, as without interleaving.
     auto const finish_pending = [&](std::uint64_t index) {
       if (pending == nullptr || !status_ok()) return;
@@ -237,28 +400,25 @@ class pipeline {
       if (stop_.load(std::memory_order_relaxed)) return finish_pending(index - 1);
       std::optional<chunk> const c = gen_.plan(index);
       if (!c) return finish_pending(index - 1);
-      slot_buffer& b = buffers[k % n_buffers_];
-      auto const t0 = clock_type::now();
+      auto t0 = clock_type::now();
+      slot_buffer* helped_buffer = nullptr;
+      if (helper_tags_) {
+        worker_next_.store(index, std::memory_order_release);  // pairs with the helper's acquire
+        helped_buffer = take_helped(index);
+        auto const taken = clock_type::now();
+        stats.wait_seconds += seconds_between(t0, taken);
+        t0 = taken;
+        if (helped_buffer != nullptr) ++stats.from_helper;
+      }
+      slot_buffer& b = helped_buffer != nullptr ? *helped_buffer : buffers[k % n_buffers_];
       // A constant generator's buffer already holds the bytes to emit, and so does any buffer in
       // pipe-only mode once it holds a full-sized chunk (the first chunks of a stream are short);
       // anything else is refilled, on fresh pages unless it provably left the pipe.
-      bool const keep = b.lines != 0 && ((options_.pipe_only && 4 * b.bytes >= gen_.chunk_capacity()) ||
-                                         (constant && b.lines == c->lines));
+      bool const keep =
+          helped_buffer != nullptr || (b.lines != 0 && ((options_.pipe_only && 4 * b.bytes >= gen_.chunk_capacity()) ||
+                                                        (constant && b.lines == c->lines)));
       if (!keep) {
-        if (b.referenced) {
-          taint const why = may_rewrite(b);
-          if (why == taint::none) {
-            ++stats.reused;
-          } else {
-            // Never rewrite pages the kernel may still hold: without fresh pages the run stops.
-            // Only the huge pages the chunk's bytes were in: the pipe holds no other (measured with
-            // --reuse never, 4 MiB chunks whose scratch starts a third huge page: 1.29x faster).
-            if (!b.memory.discard(b.bytes)) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
-            ++stats.discarded;
-            if (why != taint::count) ++stats.discarded_because[static_cast<std::size_t>(why)];
-          }
-        }
-        b.referenced = false;
+        if (b.referenced) ready_for_refill(b, may_rewrite(b), stats);
         b.bytes = interleave ? fill_offering(*c, b, pending) : gen_.fill(*c, b.memory.span());
         b.lines = c->lines;
         if (w == 0 && k == 0) huge_kb_ = anon_huge_kb();  // the first chunk is in place: did THP back it?
@@ -276,6 +436,14 @@ class pipeline {
       bool done = false;
       if (!interleave) {
         done = emit_chunk(index, b, stats);
+        // Release: the helper that refills it reads the fields the emit wrote.
+        if (helped_buffer != nullptr)
+          helper_tags_[index % helper_buffers_.size()].store(tag_of(index, kTaken), std::memory_order_release);
+        if (helper_tags_ &&
+            probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count())) {
+          helper_on_.store(probe_.helping() ? 1 : 0, std::memory_order_relaxed);
+          helper_on_.notify_all();
+        }
       } else {
         if (pending != nullptr) done = emit_chunk(index - 1, *pending, stats);
         if (!done) offer(b);
@@ -498,6 +666,18 @@ class pipeline {
   /// when each of the last threads * buffers chunks will have left the pipe (in slots emitted).
   std::uint64_t emitting_ = 0;
   std::vector<std::uint64_t> left_at_;
+  // The helper's buffers and their tags (empty and null without a helper), and the chunk the worker is at.
+  std::vector<slot_buffer> helper_buffers_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> helper_tags_;
+  alignas(64) std::atomic<std::uint64_t> worker_next_{0};
+  /// Whether the helper works now (1), waits (0) or ends (kHelperStop): the worker's helper_probe decides.
+  std::atomic<std::uint32_t> helper_on_{1};
+  static constexpr std::uint32_t kHelperStop = 2;
+  helper_probe probe_{helper_mode::off};  ///< the lone worker's, when it has a helper
+  /// How far ahead of the worker the helper claims its next chunk: far enough that the reader
+  /// taking the helper's CPU seldom makes it late (claiming 2 ahead, half its chunks were late).
+  static constexpr std::uint64_t kHelperLead = 4;
+
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;
   std::string error_;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/helper_probe.hpp"
 #include "engine/pacer.hpp"
 #include "engine/reuse_monitor.hpp"
 #include "generators/generator.hpp"
@@ -19,6 +20,9 @@
 #include "output/size_pattern.hpp"
 
 namespace fizzgen {
+
+/// Refills on fresh pages by why (--reuse auto), indexed by taint.
+using taint_counts = std::array<std::uint64_t, kTaints>;
 
 /// When may a buffer that was vmspliced be rewritten in place?
 enum class reuse_policy {
@@ -43,6 +47,9 @@ struct run_options {
   unsigned threads = 1;                     ///< workers, >= 1
   std::optional<std::uint64_t> byte_limit;  ///< stop after exactly this many bytes (may cut a line)
   bool pin = true;                          ///< pin worker w to the w-th allowed CPU
+  /// A lone worker into a pipe may take chunks that a helper thread on the reader's CPU (at
+  /// SCHED_IDLE, so the reader always comes first) filled ahead; it never waits for one.
+  helper_mode helper = helper_mode::automatic;
   /// Nothing but the workers runs for this output (--generate-only: no reader, no kernel work):
   /// they may spin for their turns with a worker on every CPU, not only with one CPU to spare.
   bool alone = false;
@@ -78,10 +85,25 @@ struct worker_stats {
   double wait_seconds = 0;  ///< waiting for the turn
   double emit_seconds = 0;  ///< in the output syscalls
   std::uint64_t wait_retries = 0;
-  std::uint64_t reused = 0;                                ///< refills in place
-  std::uint64_t discarded = 0;                             ///< refills on fresh pages
-  std::array<std::uint64_t, kTaints> discarded_because{};  ///< --reuse auto: why each went to fresh pages
-  int cpu = -1;                                            ///< pinned CPU, -1 when unpinned
+  std::uint64_t reused = 0;          ///< refills in place
+  std::uint64_t discarded = 0;       ///< refills on fresh pages
+  taint_counts discarded_because{};  ///< --reuse auto: why each went to fresh pages
+  int cpu = -1;                      ///< pinned CPU, -1 when unpinned
+  std::uint64_t from_helper = 0;     ///< chunks emitted from the helper's buffers
+};
+
+/// What the helper on the reader's CPU did.
+struct helper_stats {
+  bool ran = false;
+  int cpu = -1;
+  helper_mode mode = helper_mode::off;
+  std::uint64_t windows = 0, windows_helped = 0;  ///< automatic: timed windows, and those it worked in
+  std::uint64_t filled = 0;                       ///< chunks it filled and published
+  std::uint64_t late = 0;                         ///< chunks it filled that the worker had filled itself meanwhile
+  std::uint64_t reused = 0;                       ///< refills of its buffers in place
+  std::uint64_t discarded = 0;                    ///< refills of its buffers on fresh pages
+  taint_counts discarded_because{};
+  double fill_seconds = 0;
 };
 
 struct run_report {
@@ -100,6 +122,7 @@ struct run_report {
   std::size_t huge_pages_kb = 0;  ///< AnonHugePages of the process once the first chunk was filled
   bool interleaved = false;       ///< the lone worker offered each chunk to the pipe while filling the next
   std::vector<worker_stats> workers;
+  helper_stats helper;
 };
 
 /// Streams gen into out until the generator ends, the byte limit is reached, the reader goes away

@@ -93,6 +93,7 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
   options.write_sizes = o.write_sizes;
   options.pauses = o.pauses;
   options.reuse = o.reuse;
+  options.helper = o.helper;
   options.pipe_only = o.pipe_only;
   options.buffers_per_worker = o.buffers_per_worker.value_or(0);
   options.stop = o.stop;

@@ -25,9 +25,10 @@ struct stream_overrides {
   bool generate_only = false;       ///< a null sink that only counts, instead of fd
   bool pipe_only = false;           ///< fill each buffer once, emit it again and again
   reuse_policy reuse = reuse_policy::automatic;
-  std::optional<unsigned> buffers_per_worker;  ///< instead of the ring the pipe needs
-  std::optional<std::uint64_t> byte_limit;     ///< stop after exactly this many bytes
-  std::optional<std::uint64_t> rate;           ///< bytes per second
+  helper_mode helper = helper_mode::automatic;  ///< a helper on the reader's CPU (engine/helper_probe.hpp)
+  std::optional<unsigned> buffers_per_worker;   ///< instead of the ring the pipe needs
+  std::optional<std::uint64_t> byte_limit;      ///< stop after exactly this many bytes
+  std::optional<std::uint64_t> rate;            ///< bytes per second
   std::optional<std::chrono::steady_clock::duration> duration;
   std::optional<size_pattern> write_sizes;  ///< write(2) calls of these sizes
   pause_plan pauses;                        ///< --stall and --burst

@@ -15,20 +15,20 @@ double rate(std::uint64_t bytes, double seconds) {
 }
 
 /// "process created 3, still in the pipe 1" between prefix and suffix; "" when there are none.
-std::string taint_list(worker_stats const& w, char const* prefix, char const* suffix) {
+std::string taint_list(taint_counts const& counts, char const* prefix, char const* suffix) {
   std::string list;
-  for (std::size_t i = 0; i < w.discarded_because.size(); ++i)
-    if (w.discarded_because[i] != 0)
-      list += (list.empty() ? "" : ", ") + std::string(to_string(static_cast<taint>(i))) + " " +
-              std::to_string(w.discarded_because[i]);
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != 0)
+      list +=
+          (list.empty() ? "" : ", ") + std::string(to_string(static_cast<taint>(i))) + " " + std::to_string(counts[i]);
   return list.empty() ? list : prefix + list + suffix;
 }
 
 /// The same as JSON members: "process created": 3, ...
-json taint_json(worker_stats const& w) {
+json taint_json(taint_counts const& counts) {
   json members = json::object();
-  for (std::size_t i = 0; i < w.discarded_because.size(); ++i)
-    if (w.discarded_because[i] != 0) members[std::string(to_string(static_cast<taint>(i)))] = w.discarded_because[i];
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != 0) members[std::string(to_string(static_cast<taint>(i)))] = counts[i];
   return members;
 }
 
@@ -77,7 +77,24 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  "refills in place %llu, on fresh pages %llu%s\n",
                  i, w.cpu, human_bytes(static_cast<double>(w.bytes)).c_str(), counted(w.chunks, "chunk").c_str(),
                  w.fill_seconds, w.wait_seconds, w.emit_seconds, static_cast<unsigned long long>(w.reused),
-                 static_cast<unsigned long long>(w.discarded), taint_list(w, " (", ")").c_str());
+                 static_cast<unsigned long long>(w.discarded), taint_list(w.discarded_because, " (", ")").c_str());
+  }
+  if (r.helper.ran) {
+    std::uint64_t from_helper = 0;
+    for (worker_stats const& w : r.workers) from_helper += w.from_helper;
+    std::string const windows =
+        r.helper.mode == helper_mode::automatic
+            ? "at work in " + std::to_string(r.helper.windows_helped) + " of " + std::to_string(r.helper.windows) +
+                  " timed windows of " + std::to_string(helper_probe::kWindow) + " chunks; "
+            : std::string(r.helper.mode == helper_mode::on ? "at work throughout (--helper on); " : "");
+    std::fprintf(out,
+                 "  helper (cpu %d, SCHED_IDLE, beside the reader): %sfilled %s ahead in %.3f s, %llu emitted, "
+                 "%llu filled too late; refills in place %llu, on fresh pages %llu%s\n",
+                 r.helper.cpu, windows.c_str(), counted(r.helper.filled + r.helper.late, "chunk").c_str(),
+                 r.helper.fill_seconds, static_cast<unsigned long long>(from_helper),
+                 static_cast<unsigned long long>(r.helper.late), static_cast<unsigned long long>(r.helper.reused),
+                 static_cast<unsigned long long>(r.helper.discarded),
+                 taint_list(r.helper.discarded_because, " (", ")").c_str());
   }
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
   if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
@@ -118,7 +135,8 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
                        {"wait_retries", w.wait_retries},
                        {"reused", w.reused},
                        {"discarded", w.discarded},
-                       {"discarded_because", taint_json(w)}});
+                       {"discarded_because", taint_json(w.discarded_because)},
+                       {"from_helper", w.from_helper}});
   return {{"status", run_status(r, signo)},
           {"signal", signo != 0 ? json(signal_name(signo)) : json(nullptr)},
           {"bytes", r.bytes},
@@ -150,7 +168,18 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
           {"stalls", r.stalls},
           {"burst", setup.burst},
           {"silences", r.silences},
-          {"workers", workers}};
+          {"workers", workers},
+          {"helper", r.helper.ran ? json{{"cpu", r.helper.cpu},
+                                         {"mode", r.helper.mode == helper_mode::automatic ? "auto" : "on"},
+                                         {"windows", r.helper.windows},
+                                         {"windows_helped", r.helper.windows_helped},
+                                         {"filled", r.helper.filled},
+                                         {"late", r.helper.late},
+                                         {"reused", r.helper.reused},
+                                         {"discarded", r.helper.discarded},
+                                         {"discarded_because", taint_json(r.helper.discarded_because)},
+                                         {"fill_seconds", r.helper.fill_seconds}}
+                                  : json(nullptr)}};
 }
 
 }  // namespace fizzgen::cli

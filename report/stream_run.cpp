@@ -115,6 +115,7 @@ int stream(generator const& gen, std::string_view arch, stream_request const& t,
   o.generate_only = t.generate_only;
   o.pipe_only = t.pipe_only;
   o.reuse = parse_reuse(t.reuse);
+  o.helper = t.helper == "on" ? helper_mode::on : t.helper == "off" ? helper_mode::off : helper_mode::automatic;
   o.byte_limit = byte_limit;
   o.rate = t.rate;
   o.duration = duration_option(t.duration);

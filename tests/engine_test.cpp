@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/cpus.hpp"
 #include "generators/fizzbuzz.hpp"
 #include "generators/yes.hpp"
 #include "oracle.hpp"
@@ -461,6 +462,93 @@ TEST(Engine, RealPipeWithACopyingReader) {
     } else if (fizzgen::probe_vmsplice() == fizzgen::vmsplice_kind::shares) {
       EXPECT_GT(reused, 0u);
     }
+  }
+}
+
+/// Calls emit(fd) with the write end of a fresh pipe (resized to pipe_size unless 0) while a
+/// thread reads everything out of it, sleeping `pause` after each read; what it read.
+template <class Emit>
+std::string through_a_pipe(Emit emit, int pipe_size = 0, std::chrono::microseconds pause = 0us) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe() failed";
+  if (pipe_size != 0) ::fcntl(fds[1], F_SETPIPE_SZ, pipe_size);
+  std::string got;
+  std::thread reader([&] {
+    char buf[16384];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) {
+      got.append(buf, static_cast<std::size_t>(n));
+      std::this_thread::sleep_for(pause);
+    }
+  });
+  emit(fds[1]);
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+  return got;
+}
+
+TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
+  // One pinned worker into a real pipe, a slow reader: the helper on the other CPU fills chunks
+  // ahead, the worker emits them when ready and fills the rest itself. Whatever the split, the
+  // bytes are the oracle's, the helper's buffers are rewritten in place only where the policy
+  // allows it, and a byte limit still cuts exactly.
+  if (fizzgen::allowed_cpus().size() < 2) GTEST_SKIP() << "the helper needs a CPU beside the worker's";
+  std::uint64_t const lines = 200000;
+  std::string const want = oracle::fizzbuzz_lines("1", lines);
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 16384);
+  struct variant {
+    fizzgen::reuse_policy policy;
+    std::optional<std::uint64_t> limit;
+  };
+  for (variant const v :
+       {variant{fizzgen::reuse_policy::always, std::nullopt}, variant{fizzgen::reuse_policy::automatic, std::nullopt},
+        variant{fizzgen::reuse_policy::always, std::uint64_t{777777}}}) {
+    std::string const what = std::string(fizzgen::to_string(v.policy)) + (v.limit ? ", byte limit" : "");
+    run_report r;
+    std::string const got = through_a_pipe(
+        [&](int fd) {
+          auto out = fizzgen::open_sink(fd, 65536);
+          run_options o = opts(1, v.limit);
+          o.pin = true;
+          o.reuse = v.policy;  // automatic without a monitor: nothing is vouched for, fresh pages
+          o.helper = fizzgen::helper_mode::on;
+          r = run_guarded(g, *out, o);
+        },
+        65536, 100us);  // a reader slower than the worker: the helper gets ahead
+    EXPECT_EQ(r.status, emit_status::ok) << r.error;
+    std::string const expected = v.limit ? want.substr(0, *v.limit) : want;
+    ASSERT_EQ(oracle::first_difference(got, expected), "") << what;
+    if (fizzgen::probe_vmsplice() != fizzgen::vmsplice_kind::shares) continue;  // a copying sink: no helper
+    ASSERT_TRUE(r.helper.ran) << what;
+    EXPECT_EQ(r.helper.mode, fizzgen::helper_mode::on);
+    EXPECT_GT(r.helper.filled + r.helper.late, 0u) << what;
+    EXPECT_GT(r.workers[0].from_helper, 0u) << what;
+    EXPECT_LE(r.workers[0].from_helper, r.helper.filled) << what;
+    if (v.policy == fizzgen::reuse_policy::automatic) {
+      EXPECT_EQ(r.helper.reused, 0u) << "no monitor vouched for any buffer, yet the helper rewrote one in place";
+      EXPECT_EQ(r.workers[0].reused, 0u);
+    }
+  }
+}
+
+TEST(Helper, NotStartedWhereItCannotHelp) {
+  // Off, two workers, or an unpinned worker: no helper thread.
+  std::uint64_t const lines = 20000;
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 16384);
+  for (int variant = 0; variant < 3; ++variant) {
+    run_report r;
+    std::string const got = through_a_pipe([&](int fd) {
+      auto out = fizzgen::open_sink(fd);
+      run_options o = opts(variant == 1 ? 2 : 1);
+      o.pin = variant != 2;
+      o.reuse = fizzgen::reuse_policy::always;
+      o.helper = variant == 0 ? fizzgen::helper_mode::off : fizzgen::helper_mode::on;
+      r = run_guarded(g, *out, o);
+    });
+    EXPECT_EQ(r.status, emit_status::ok) << r.error;
+    EXPECT_EQ(oracle::first_difference(got, oracle::fizzbuzz_lines("1", lines)), "") << "variant " << variant;
+    EXPECT_FALSE(r.helper.ran) << "variant " << variant;
+    for (auto const& w : r.workers) EXPECT_EQ(w.from_helper, 0u);
   }
 }
 

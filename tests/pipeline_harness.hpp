@@ -134,7 +134,7 @@ struct stats_json {
   std::uint64_t huge_pages_kb = 0;
   std::string output_path, reuse, status;
   std::vector<int> cpus;                    ///< per worker, -1 when not pinned
-  std::uint64_t reused = 0, discarded = 0;  ///< summed over the workers
+  std::uint64_t reused = 0, discarded = 0;  ///< summed over the workers and the helper
 };
 
 /// A JSON report (`--json FILE`, `sink --json`, `bench --json`) parsed; an empty object when the
@@ -173,6 +173,11 @@ inline stats_json parse_stats_json(std::string const& text) {
     s.cpus.push_back(w.value("cpu", -1));
     s.reused += w.value("reused", std::uint64_t{0});
     s.discarded += w.value("discarded", std::uint64_t{0});
+  }
+  // The helper on the reader's CPU refills buffers of its own: they count the same.
+  if (auto const h = doc.find("helper"); h != doc.end() && h->is_object()) {
+    s.reused += h->value("reused", std::uint64_t{0});
+    s.discarded += h->value("discarded", std::uint64_t{0});
   }
   return s;
 }

@@ -1,0 +1,77 @@
+#pragma once
+// Whether the helper on the reader's CPU should fill chunks ahead for the lone worker. Its worth
+// depends on the machine: it pays where the reader's CPU wakes the reader quickly while busy, and
+// costs where that wake-up is dear (a paravirtual guest switching address spaces), so with
+// helper_mode::automatic the worker measures: it times windows of chunks with the helper at work
+// and without, alternately, lets the faster way run for a while, then measures again.
+
+#include <cstdint>
+
+namespace fizzgen {
+
+enum class helper_mode {
+  off,        ///< no helper
+  on,         ///< the helper works all the time
+  automatic,  ///< the helper works while timed windows show the stream faster with it
+};
+
+class helper_probe {
+ public:
+  static constexpr std::uint64_t kWindow = 256;  ///< chunks per window
+  /// Chunks at the start of a window left out of its time: the switch settling (the helper
+  /// starting kHelperLead chunks ahead, or its last chunks still being emitted).
+  static constexpr std::uint64_t kSettle = 32;
+  /// Chunks at the start of the stream before the first window, with the helper at work.
+  static constexpr std::uint64_t kWarmUp = 512;
+  static constexpr std::uint64_t kProbe = 4;  ///< windows per measurement: with, without, with, without
+  static constexpr std::uint64_t kRun = 28;   ///< windows the faster way runs before the next measurement
+  /// A measurement changes the way only when the other way's windows took this much less time
+  /// (the windows are a few milliseconds each, on a machine shared with the reader: noisy).
+  static constexpr double kMargin = 0.97;
+
+  explicit helper_probe(helper_mode mode) noexcept : mode_(mode) {}
+
+  /// Whether the helper works for the current chunk.
+  bool helping() const noexcept {
+    if (mode_ != helper_mode::automatic) return mode_ == helper_mode::on;
+    std::uint64_t const w = window_ % (kProbe + kRun);
+    return w < kProbe ? w % 2 == 0 : faster_with_;
+  }
+
+  /// The current chunk went out at `now` (seconds on a steady clock). Returns true when helping()
+  /// changed.
+  bool chunk_done(double now) noexcept {
+    if (mode_ != helper_mode::automatic) return false;
+    if (warming_ < kWarmUp) {  // start-up: the first scan of the readers, pages faulted in
+      ++warming_;
+      return false;
+    }
+    if (++chunks_ == kSettle) started_ = now;
+    if (chunks_ < kWindow) return false;
+    bool const before = helping();
+    std::uint64_t const w = window_ % (kProbe + kRun);
+    if (w < kProbe) (w % 2 == 0 ? with_ : without_) += now - started_;
+    if (w == kProbe - 1) {
+      faster_with_ = faster_with_ ? !(without_ < kMargin * with_) : with_ < kMargin * without_;
+      with_ = without_ = 0;
+    }
+    ++window_;
+    if (helping()) ++windows_helped_;
+    chunks_ = 0;
+    started_ = now;
+    return helping() != before;
+  }
+
+  /// Windows begun with the helper at work, and all windows begun (after the first).
+  std::uint64_t windows_helped() const noexcept { return windows_helped_; }
+  std::uint64_t windows() const noexcept { return window_; }
+
+ private:
+  helper_mode mode_;
+  double started_ = 0;  ///< when the timed part of the current window began
+  std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
+  double with_ = 0, without_ = 0;  ///< seconds of the measurement's windows of each kind
+  bool faster_with_ = true;        ///< the way the last measurement chose; the helper until one says otherwise
+};
+
+}  // namespace fizzgen

@@ -1,0 +1,95 @@
+// engine/helper_probe.hpp: the worker's choice of whether the helper on the reader's CPU works,
+// from windows of chunks it times with and without it.
+
+#include "engine/helper_probe.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using fizzgen::helper_mode;
+using fizzgen::helper_probe;
+
+/// Feeds one chunk after another to p, each taking `with` seconds while the helper works and
+/// `without` while it does not; returns helping() at every chunk.
+std::vector<bool> run(helper_probe& p, std::uint64_t chunks, double with, double without, double& now) {
+  std::vector<bool> seen;
+  for (std::uint64_t i = 0; i < chunks; ++i) {
+    seen.push_back(p.helping());
+    now += p.helping() ? with : without;
+    p.chunk_done(now);
+  }
+  return seen;
+}
+
+constexpr std::uint64_t kCycle = (helper_probe::kProbe + helper_probe::kRun) * helper_probe::kWindow;
+
+std::uint64_t count(std::vector<bool> const& v, std::uint64_t from, std::uint64_t to) {
+  std::uint64_t n = 0;
+  for (std::uint64_t i = from; i < to; ++i) n += v[i] ? 1 : 0;
+  return n;
+}
+
+TEST(HelperProbe, OnAndOffNeverChange) {
+  double now = 0;
+  helper_probe on(helper_mode::on), off(helper_mode::off);
+  for (bool h : run(on, 3 * kCycle, 1, 2, now)) EXPECT_TRUE(h);
+  for (bool h : run(off, 3 * kCycle, 1, 2, now)) EXPECT_FALSE(h);
+  EXPECT_EQ(on.windows(), 0u);
+}
+
+TEST(HelperProbe, KeepsTheHelperWhereItIsFaster) {
+  double now = 0;
+  helper_probe p(helper_mode::automatic);
+  std::vector<bool> const seen = run(p, helper_probe::kWarmUp + 3 * kCycle, 1.0, 1.5, now);
+  // The warm-up with the helper, then in each cycle two windows without it (the measurement).
+  EXPECT_EQ(count(seen, 0, helper_probe::kWarmUp), helper_probe::kWarmUp);
+  std::uint64_t const measured = helper_probe::kProbe / 2 * helper_probe::kWindow;
+  for (int c = 0; c < 3; ++c) {
+    std::uint64_t const from = helper_probe::kWarmUp + static_cast<std::uint64_t>(c) * kCycle;
+    EXPECT_EQ(count(seen, from, from + kCycle), kCycle - measured) << "cycle " << c;
+  }
+  EXPECT_EQ(p.windows(), 3 * (helper_probe::kProbe + helper_probe::kRun));
+}
+
+TEST(HelperProbe, LetsTheHelperRestWhereItIsSlowerAndComesBackWhenItPays) {
+  double now = 0;
+  helper_probe p(helper_mode::automatic);
+  std::uint64_t const run_from = helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow;
+  std::vector<bool> seen = run(p, run_from, 1.2, 1.0, now);  // the helper costs a fifth
+  EXPECT_FALSE(p.helping()) << "slower with the helper, yet it stays";
+  seen = run(p, kCycle - helper_probe::kProbe * helper_probe::kWindow, 1.2, 1.0, now);
+  EXPECT_EQ(count(seen, 0, seen.size()), 0u) << "the slower way ran between measurements";
+  // The machine changes: now the helper pays, and the next measurement brings it back.
+  seen = run(p, kCycle, 0.8, 1.0, now);
+  EXPECT_TRUE(p.helping());
+  EXPECT_EQ(count(seen, helper_probe::kProbe * helper_probe::kWindow, seen.size()),
+            kCycle - helper_probe::kProbe * helper_probe::kWindow);
+}
+
+TEST(HelperProbe, NoiseWithinTheMarginChangesNothing) {
+  double now = 0;
+  helper_probe p(helper_mode::automatic);
+  // 2% slower with the helper: within the margin, the helper keeps working.
+  run(p, helper_probe::kWarmUp + 2 * kCycle, 1.02, 1.0, now);
+  EXPECT_TRUE(p.helping());
+  EXPECT_EQ(p.windows_helped(), 2 * (helper_probe::kRun + helper_probe::kProbe / 2));
+}
+
+TEST(HelperProbe, SettlingChunksAreNotTimed) {
+  // The first chunks of every window take long (the switch settling): they must not decide.
+  double now = 0;
+  helper_probe p(helper_mode::automatic);
+  for (std::uint64_t i = 0; i < helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow; ++i) {
+    bool const settling =
+        i >= helper_probe::kWarmUp && (i - helper_probe::kWarmUp) % helper_probe::kWindow < helper_probe::kSettle;
+    now += settling ? (p.helping() ? 100.0 : 0.0) : (p.helping() ? 1.0 : 1.5);
+    p.chunk_done(now);
+  }
+  EXPECT_TRUE(p.helping());
+}
+
+}  // namespace
