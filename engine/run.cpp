@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -132,8 +134,7 @@ class pipeline {
       std::jthread helper;
       if (helped() && cpus.size() > options_.threads) {
         try {
-          for (std::uint64_t b = 0; b < kHelperLead + 2; ++b) helper_buffers_.emplace_back(gen_.chunk_capacity());
-          helper_tags_ = std::make_unique<std::atomic<std::uint64_t>[]>(helper_buffers_.size());
+          helper_tags_ = std::make_unique<std::atomic<std::uint64_t>[]>(kHelperBuffers);
           report.helper.mode = options_.helper;
           helper = std::jthread([this, cpu = cpus[options_.threads], &report](std::stop_token st) {
             helper_stats& hs = report.helper;
@@ -148,7 +149,6 @@ class pipeline {
           });
         } catch (std::exception const&) {  // no memory or no thread for it: the worker works alone
           helper_tags_.reset();
-          helper_buffers_.clear();
         }
       }
       std::vector<std::jthread> workers;
@@ -280,10 +280,10 @@ class pipeline {
   /// and the helper can no longer publish it (if it is filling that chunk now, its work is lost:
   /// the worker never waits for it). Called by the worker once per chunk, in order.
   slot_buffer* take_helped(std::uint64_t index) noexcept {
-    std::atomic<std::uint64_t>& tag = helper_tags_[index % helper_buffers_.size()];
+    std::atomic<std::uint64_t>& tag = helper_tags_[index % kHelperBuffers];
     std::uint64_t t = tag.load(std::memory_order_acquire);  // pairs with the helper's publish
     for (;;) {
-      if (t == tag_of(index, kReady)) return &helper_buffers_[index % helper_buffers_.size()];
+      if (t == tag_of(index, kReady)) return &*helper_buffers_[index % kHelperBuffers];
       if (tag.compare_exchange_weak(t, tag_of(index, kTaken), std::memory_order_acq_rel, std::memory_order_acquire))
         return nullptr;
     }
@@ -293,7 +293,7 @@ class pipeline {
   /// chunk the worker is at) into its own buffers, on the reader's CPU at SCHED_IDLE, so the
   /// reader takes the CPU whenever it can run. It never holds a lock the worker takes.
   void help(std::stop_token const& st, helper_stats& hs) {
-    std::uint64_t const n = helper_buffers_.size();
+    std::uint64_t const n = kHelperBuffers;
     std::uint64_t target = 1;
     unsigned idle = 0;       // pauses since the last chunk claimed
     unsigned unvouched = 0;  // looks at a buffer that left the pipe with no re-check for it yet
@@ -320,7 +320,9 @@ class pipeline {
         continue;
       }
       std::size_t const h = target % n;
-      slot_buffer& b = helper_buffers_[h];
+      // Allocated here, on the helper's CPU, when first needed: the worker starts at once.
+      if (!helper_buffers_[h]) helper_buffers_[h].emplace(gen_.chunk_capacity());
+      slot_buffer& b = *helper_buffers_[h];
       std::uint64_t tag = helper_tags_[h].load(std::memory_order_acquire);  // pairs with the worker's release
       if (tag != 0 && tag_index(tag) >= target) {                           // the worker decided it already
         ++target;
@@ -438,7 +440,7 @@ class pipeline {
         done = emit_chunk(index, b, stats);
         // Release: the helper that refills it reads the fields the emit wrote.
         if (helped_buffer != nullptr)
-          helper_tags_[index % helper_buffers_.size()].store(tag_of(index, kTaken), std::memory_order_release);
+          helper_tags_[index % kHelperBuffers].store(tag_of(index, kTaken), std::memory_order_release);
         if (helper_tags_ &&
             probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count())) {
           helper_on_.store(probe_.helping() ? 1 : 0, std::memory_order_relaxed);
@@ -667,16 +669,19 @@ class pipeline {
   std::uint64_t emitting_ = 0;
   std::vector<std::uint64_t> left_at_;
   // The helper's buffers and their tags (empty and null without a helper), and the chunk the worker is at.
-  std::vector<slot_buffer> helper_buffers_;
+  /// How far ahead of the worker the helper claims its next chunk: far enough that the reader
+  /// taking the helper's CPU seldom makes it late (claiming 2 ahead, half its chunks were late).
+  static constexpr std::uint64_t kHelperLead = 4;
+  static constexpr std::uint64_t kHelperBuffers = kHelperLead + 2;
+  /// Each allocated by the helper when it first fills it; the worker reads one only after its
+  /// tag said ready (acquire), so never while the helper creates it.
+  std::array<std::optional<slot_buffer>, kHelperBuffers> helper_buffers_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> helper_tags_;
   alignas(64) std::atomic<std::uint64_t> worker_next_{0};
   /// Whether the helper works now (1), waits (0) or ends (kHelperStop): the worker's helper_probe decides.
   std::atomic<std::uint32_t> helper_on_{1};
   static constexpr std::uint32_t kHelperStop = 2;
   helper_probe probe_{helper_mode::off};  ///< the lone worker's, when it has a helper
-  /// How far ahead of the worker the helper claims its next chunk: far enough that the reader
-  /// taking the helper's CPU seldom makes it late (claiming 2 ahead, half its chunks were late).
-  static constexpr std::uint64_t kHelperLead = 4;
 
   std::uint64_t bytes_ = 0;
   emit_status status_ = emit_status::ok;
