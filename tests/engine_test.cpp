@@ -502,6 +502,7 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
   };
   for (variant const v :
        {variant{fizzgen::reuse_policy::always, std::nullopt}, variant{fizzgen::reuse_policy::automatic, std::nullopt},
+        variant{fizzgen::reuse_policy::never, std::nullopt},
         variant{fizzgen::reuse_policy::always, std::uint64_t{777777}}}) {
     std::string const what = std::string(fizzgen::to_string(v.policy)) + (v.limit ? ", byte limit" : "");
     run_report r;
@@ -524,9 +525,11 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
     EXPECT_GT(r.helper.filled + r.helper.late, 0u) << what;
     EXPECT_GT(r.workers[0].from_helper, 0u) << what;
     EXPECT_LE(r.workers[0].from_helper, r.helper.filled) << what;
-    if (v.policy == fizzgen::reuse_policy::automatic) {
-      EXPECT_EQ(r.helper.reused, 0u) << "no monitor vouched for any buffer, yet the helper rewrote one in place";
-      EXPECT_EQ(r.workers[0].reused, 0u);
+    if (v.policy != fizzgen::reuse_policy::always) {
+      // never: fresh pages by policy; automatic without a monitor: nothing was ever vouched for.
+      EXPECT_EQ(r.helper.reused, 0u) << what << ": the helper rewrote a buffer in place";
+      EXPECT_EQ(r.workers[0].reused, 0u) << what;
+      EXPECT_FALSE(r.interleaved) << what << ": the worker interleaves only without a helper";
     }
   }
 }
