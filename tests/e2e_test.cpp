@@ -399,6 +399,40 @@ TEST_F(E2E, WorkersLeaveTheReaderACpu) {
   EXPECT_EQ(exact.find("asked for"), std::string::npos) << exact;
 }
 
+// With one worker into a pipe and a CPU beside it, --helper on puts a helper to work on the
+// reader's CPU: the stream stays exact, and --stats and --json say what the helper did; --helper
+// off starts none; anything else is a usage error.
+TEST_F(E2E, HelperOnTheReadersCpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  bool const two_cpus = CPU_COUNT(&allowed) >= 2;
+  std::string const on =
+      ok("$F -j1 --helper on --bytes 64M --stats --json on.json 2>on.err | $F check --bytes 64M && cat on.err");
+  EXPECT_NE(on.find("OK: "), std::string::npos) << on;
+  auto const on_json = parse_json(read_file(path("on.json")));
+  // The helper needs a CPU beside the worker's and pages the pipe shares (vmsplice).
+  if (two_cpus && on.find("output vmsplice") != std::string::npos && on.find("kernel copies") == std::string::npos) {
+    EXPECT_NE(on.find("helper (cpu "), std::string::npos) << on;
+    EXPECT_NE(on.find("at work throughout (--helper on)"), std::string::npos) << on;
+    ASSERT_TRUE(on_json.contains("helper") && on_json["helper"].is_object()) << read_file(path("on.json"));
+    EXPECT_EQ(on_json["helper"].value("mode", ""), "on");
+  } else {
+    EXPECT_EQ(on.find("helper (cpu "), std::string::npos) << on;
+  }
+  std::string const off =
+      ok("$F -j1 --helper off --bytes 64M --stats --json off.json 2>off.err | $F check --bytes 64M && cat off.err");
+  EXPECT_NE(off.find("OK: "), std::string::npos) << off;
+  EXPECT_EQ(off.find("helper (cpu "), std::string::npos) << off;
+  auto const off_json = parse_json(read_file(path("off.json")));
+  ASSERT_TRUE(off_json.contains("helper"));
+  EXPECT_TRUE(off_json["helper"].is_null());
+  outcome const bad = sh("$F --helper sometimes -c 10");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(bad.out.empty());
+  EXPECT_NE(bad.err.find("--helper: 'sometimes' is not a choice (use auto, on or off)"), std::string::npos) << bad.err;
+}
+
 // --stall pauses the writer at every N bytes (not after the last byte), --burst leaves windows
 // of silence; the stream arrives whole either way.
 TEST_F(E2E, StallsAndBurstsPauseTheWriterAndLoseNothing) {
