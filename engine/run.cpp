@@ -1,5 +1,6 @@
 #include "engine/run.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -136,11 +137,27 @@ class pipeline {
         try {
           helper_tags_ = std::make_unique<std::atomic<std::uint64_t>[]>(kHelperBuffers);
           report.helper.mode = options_.helper;
-          helper = std::jthread([this, cpu = cpus[options_.threads], &report](std::stop_token st) {
+          helper = std::jthread([this, cpu = cpus[options_.threads], &report, &cpus](std::stop_token st) {
             helper_stats& hs = report.helper;
             if (pin_current_thread(cpu)) hs.cpu = cpu;
+            // Its buffers are mapped and every page faulted in before it goes idle: at idle
+            // priority it never takes the address space's lock (mmap, page faults, madvise),
+            // which a starved idle thread would hold against the worker's vmsplice and faults
+            // (seen: a worker stalled for seconds beside a busy CPU). So it never takes fresh
+            // pages either: it refills only in place, or stops helping.
+            try {
+              for (std::optional<slot_buffer>& b : helper_buffers_) {
+                b.emplace(gen_.chunk_capacity());
+                std::span<std::byte> const all = b->memory.span();
+                std::fill(all.begin(), all.end(), std::byte{0});
+              }
+            } catch (std::exception const&) {  // no memory for it: the worker works alone
+              return;
+            }
             sched_param const idle_priority{};
-            static_cast<void>(sched_setscheduler(0, SCHED_IDLE, &idle_priority));  // 0: this thread
+            static_cast<void>(pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle_priority));
+            // The run ending before this thread got that far: it must not stay idle (see below).
+            if (helper_ending_.load()) release_helper(pthread_self(), cpus);
             hs.ran = true;
             try {
               help(st, hs);
@@ -173,6 +190,14 @@ class pipeline {
         }
       }
       for (std::jthread& t : workers) t.join();
+      if (helper.joinable()) {
+        // At SCHED_IDLE, pinned to a CPU that something else keeps busy, the helper could wait
+        // seconds for a moment to see the stop (and the run for it): give it a normal share of
+        // every allowed CPU first. seq_cst with its own check after going idle: one of the two
+        // releases it.
+        helper_ending_.store(true);
+        release_helper(helper.native_handle(), cpus);
+      }
       helper_on_.store(kHelperStop, std::memory_order_relaxed);
       helper_on_.notify_all();
       report.helper.windows = probe_.windows();
@@ -232,6 +257,17 @@ class pipeline {
     return reuse_monitor::safe(m->state()) ? taint::in_pipe : reuse_monitor::reason(m->state());
   }
 
+  /// Takes a helper thread off SCHED_IDLE and lets it run on any of `cpus` (all allowed when
+  /// empty): at the end of a run, so that it ends at once whatever else keeps its CPU busy.
+  static void release_helper(pthread_t thread, std::vector<int> const& cpus) noexcept {
+    sched_param const normal{};
+    static_cast<void>(pthread_setschedparam(thread, SCHED_OTHER, &normal));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int const cpu : cpus) CPU_SET(cpu, &set);
+    if (!cpus.empty()) static_cast<void>(pthread_setaffinity_np(thread, sizeof set, &set));
+  }
+
   /// Makes a buffer that was handed to the pipe ready for its refill: in place when `why` is
   /// taint::none, else on fresh pages, counted in `stats` (a worker's or the helper's) by reason.
   template <class Stats>
@@ -259,12 +295,11 @@ class pipeline {
   /// Whether a helper on the reader's CPU fills chunks ahead for the lone worker: into a pipe the
   /// worker vmsplices, with a CPU this process may use that no worker has (the reader's), and
   /// chunks that differ; not with a pacer or a write pattern, which decide themselves when bytes
-  /// go out. With --reuse never the helper's chunks take the zeroing of fresh pages off the
-  /// worker's CPU too (then the worker does not interleave its fills with the emits).
+  /// go out, nor with --reuse never: the helper refills its buffers only in place (help()).
   bool helped() const noexcept {
     return options_.helper != helper_mode::off && options_.threads == 1 && online_cpus_ >= 2 && !options_.alone &&
            options_.pin && out_.shares_pages() && out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only &&
-           !pattern_ && !pacer_.active();
+           !pattern_ && !pacer_.active() && options_.reuse != reuse_policy::never;
   }
 
   // A helper buffer's tag: (chunk index + 1) << 2 | phase. The helper claims a chunk (filling)
@@ -296,8 +331,7 @@ class pipeline {
   void help(std::stop_token const& st, helper_stats& hs) {
     std::uint64_t const n = kHelperBuffers;
     std::uint64_t target = 1;
-    unsigned idle = 0;       // pauses since the last chunk claimed
-    unsigned unvouched = 0;  // looks at a buffer that left the pipe with no re-check for it yet
+    unsigned idle = 0;  // pauses since the last chunk claimed
     // Spins first (the worker moves on within microseconds), then sleeps from 20 us up to 1 ms
     // (a slow reader: nothing to do for long, and this CPU is the reader's).
     auto const pause = [&] {
@@ -321,8 +355,6 @@ class pipeline {
         continue;
       }
       std::size_t const h = target % n;
-      // Allocated here, on the helper's CPU, when first needed: the worker starts at once.
-      if (!helper_buffers_[h]) helper_buffers_[h].emplace(gen_.chunk_capacity());
       slot_buffer& b = *helper_buffers_[h];
       std::uint64_t tag = helper_tags_[h].load(std::memory_order_acquire);  // pairs with the worker's release
       if (tag != 0 && tag_index(tag) >= target) {                           // the worker decided it already
@@ -335,20 +367,17 @@ class pipeline {
       }
       if (b.referenced) {
         taint const why = may_rewrite(b, false);
-        if (why == taint::in_pipe) {
-          std::uint64_t const left_at = left_pipe_at(b);
-          if (left_at != 0 && slots_.emitted.load(std::memory_order_acquire) < left_at) {
-            pause();  // still in our pipe: it leaves as the worker emits
-            continue;
-          }
-          if (++unvouched < 64) {  // left it, not vouched for yet: a re-check on the emitting thread will come
-            pause();
-            continue;
-          }
+        if (why == taint::in_pipe) {  // in our pipe, or left it with no re-check for it yet: both pass
+          pause();
+          continue;
         }
-        ready_for_refill(b, why, hs);
+        if (why != taint::none) {  // only fresh pages would do: not at idle priority (above)
+          if (why != taint::count) ++hs.stopped_because[static_cast<std::size_t>(why)];
+          return;
+        }
+        ++hs.reused;
+        b.referenced = false;
       }
-      unvouched = 0;
       idle = 0;
       if (!helper_tags_[h].compare_exchange_strong(tag, tag_of(target, kFilling), std::memory_order_acq_rel))
         continue;  // the worker reached it first
@@ -521,12 +550,10 @@ class pipeline {
   /// pipe: emitting after the fill, the worker waited for room while the reader idled (16 GiB into
   /// pv, 4 MiB chunks, 1 MiB pipe: fill 0.47 s, emit 0.36 s). Several workers keep the pipe fed
   /// by taking turns; a pacer or a write pattern decides itself when bytes go out; with one buffer
-  /// the chunk offered would be the one refilled. Not with a helper, whose chunks are emitted
-  /// whole (16 GiB into pv -S: 12.8 against 11.0 GiB/s interleaving alone, medians of 3).
+  /// the chunk offered would be the one refilled.
   bool interleaved() const noexcept {
-    return !helper_tags_ && options_.threads == 1 && n_buffers_ >= 2 && options_.reuse == reuse_policy::never &&
-           out_.shares_pages() && out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only && !pattern_ &&
-           !pacer_.active();
+    return options_.threads == 1 && n_buffers_ >= 2 && options_.reuse == reuse_policy::never && out_.shares_pages() &&
+           out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only && !pattern_ && !pacer_.active();
   }
 
   /// The bytes the stream has given out so far: emitted, and those of a cut piece held back to be
@@ -685,6 +712,7 @@ class pipeline {
   alignas(64) std::atomic<std::uint64_t> worker_next_{0};
   /// Whether the helper works now (1), waits (0) or ends (kHelperStop): the worker's helper_probe decides.
   std::atomic<std::uint32_t> helper_on_{1};
+  std::atomic<bool> helper_ending_{false};  ///< the run ends: the helper must not be left idle
   static constexpr std::uint32_t kHelperStop = 2;
   helper_probe probe_{helper_mode::off};  ///< the lone worker's, when it has a helper
 

@@ -100,9 +100,8 @@ struct helper_stats {
   std::uint64_t windows = 0, windows_helped = 0;  ///< automatic: timed windows, and those it worked in
   std::uint64_t filled = 0;                       ///< chunks it filled and published
   std::uint64_t late = 0;                         ///< chunks it filled that the worker had filled itself meanwhile
-  std::uint64_t reused = 0;                       ///< refills of its buffers in place
-  std::uint64_t discarded = 0;                    ///< refills of its buffers on fresh pages
-  taint_counts discarded_because{};
+  std::uint64_t reused = 0;                       ///< refills of its buffers in place (it refills no other way)
+  taint_counts stopped_because{};                 ///< why it stopped: a buffer only fresh pages would do for
   double fill_seconds = 0;
 };
 

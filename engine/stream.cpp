@@ -55,7 +55,7 @@ std::string monitor_findings(reuse_monitor const& monitor, run_report const& rep
   // In place when an epoch opened and buffers were rewritten in it, or the newest scan found the
   // readers safe (processes created elsewhere may have ended epochs: the findings follow, and
   // each worker says where its buffers went).
-  std::uint64_t reused = 0;
+  std::uint64_t reused = report.helper.reused;  // the helper's buffers count as the workers' do
   for (worker_stats const& w : report.workers) reused += w.reused;
   bool const in_place = monitor.epochs() > 0 && (reused > 0 || monitor.readers_safe());
   std::string s = in_place ? " (in place: " + monitor.safe_why() : " (fresh pages: " + monitor.why();

@@ -89,12 +89,11 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
             : std::string(r.helper.mode == helper_mode::on ? "at work throughout (--helper on); " : "");
     std::fprintf(out,
                  "  helper (cpu %d, SCHED_IDLE, beside the reader): %sfilled %s ahead in %.3f s, %llu emitted, "
-                 "%llu filled too late; refills in place %llu, on fresh pages %llu%s\n",
+                 "%llu filled too late; refills in place %llu%s\n",
                  r.helper.cpu, windows.c_str(), counted(r.helper.filled + r.helper.late, "chunk").c_str(),
                  r.helper.fill_seconds, static_cast<unsigned long long>(from_helper),
                  static_cast<unsigned long long>(r.helper.late), static_cast<unsigned long long>(r.helper.reused),
-                 static_cast<unsigned long long>(r.helper.discarded),
-                 taint_list(r.helper.discarded_because, " (", ")").c_str());
+                 taint_list(r.helper.stopped_because, "; stopped, a buffer needing fresh pages (", ")").c_str());
   }
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
   if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
@@ -176,8 +175,7 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
                                          {"filled", r.helper.filled},
                                          {"late", r.helper.late},
                                          {"reused", r.helper.reused},
-                                         {"discarded", r.helper.discarded},
-                                         {"discarded_because", taint_json(r.helper.discarded_because)},
+                                         {"stopped_because", taint_json(r.helper.stopped_because)},
                                          {"fill_seconds", r.helper.fill_seconds}}
                                   : json(nullptr)}};
 }

@@ -502,20 +502,26 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
   };
   for (variant const v :
        {variant{fizzgen::reuse_policy::always, std::nullopt}, variant{fizzgen::reuse_policy::automatic, std::nullopt},
-        variant{fizzgen::reuse_policy::never, std::nullopt},
         variant{fizzgen::reuse_policy::always, std::uint64_t{777777}}}) {
     std::string const what = std::string(fizzgen::to_string(v.policy)) + (v.limit ? ", byte limit" : "");
+    // The helper runs only when its CPU has nothing else to do: on a loaded machine a run may end
+    // before it filled anything; a few tries (each one checked) give it the chance.
     run_report r;
-    std::string const got = through_a_pipe(
-        [&](int fd) {
-          auto out = fizzgen::open_sink(fd, 65536);
-          run_options o = opts(1, v.limit);
-          o.pin = true;
-          o.reuse = v.policy;  // automatic without a monitor: nothing is vouched for, fresh pages
-          o.helper = fizzgen::helper_mode::on;
-          r = run_guarded(g, *out, o);
-        },
-        65536, 100us);  // a reader slower than the worker: the helper gets ahead
+    std::string got;
+    for (int attempt = 0; attempt < 5 && (attempt == 0 || r.workers.empty() || r.workers[0].from_helper == 0);
+         ++attempt) {
+      got = through_a_pipe(
+          [&](int fd) {
+            auto out = fizzgen::open_sink(fd, 65536);
+            run_options o = opts(1, v.limit);
+            o.pin = true;
+            o.reuse = v.policy;  // automatic without a monitor: nothing is vouched for
+            o.helper = fizzgen::helper_mode::on;
+            r = run_guarded(g, *out, o);
+          },
+          65536, 100us);  // a reader slower than the worker: the helper gets ahead
+      ASSERT_EQ(oracle::first_difference(got, v.limit ? want.substr(0, *v.limit) : want), "") << what;
+    }
     EXPECT_EQ(r.status, emit_status::ok) << r.error;
     std::string const expected = v.limit ? want.substr(0, *v.limit) : want;
     ASSERT_EQ(oracle::first_difference(got, expected), "") << what;
@@ -525,26 +531,31 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
     EXPECT_GT(r.helper.filled + r.helper.late, 0u) << what;
     EXPECT_GT(r.workers[0].from_helper, 0u) << what;
     EXPECT_LE(r.workers[0].from_helper, r.helper.filled) << what;
-    if (v.policy != fizzgen::reuse_policy::always) {
-      // never: fresh pages by policy; automatic without a monitor: nothing was ever vouched for.
+    if (v.policy == fizzgen::reuse_policy::automatic) {
+      // Without a monitor nothing is ever vouched for: the helper filled each of its buffers
+      // once, then stopped rather than take fresh pages.
       EXPECT_EQ(r.helper.reused, 0u) << what << ": the helper rewrote a buffer in place";
       EXPECT_EQ(r.workers[0].reused, 0u) << what;
-      EXPECT_FALSE(r.interleaved) << what << ": the worker interleaves only without a helper";
+      EXPECT_LE(r.helper.filled + r.helper.late, 6u) << what << ": past its six buffers without a refill";
+      EXPECT_LE(r.helper.stopped_because[static_cast<std::size_t>(fizzgen::taint::no_reader)], 1u) << what;
+    } else {
+      EXPECT_LE(r.helper.reused, r.helper.filled + r.helper.late) << what;
     }
   }
 }
 
 TEST(Helper, NotStartedWhereItCannotHelp) {
-  // Off, two workers, or an unpinned worker: no helper thread.
+  // Off, two workers, an unpinned worker, or --reuse never (the helper refills only in place):
+  // no helper thread.
   std::uint64_t const lines = 20000;
   fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 16384);
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     run_report r;
     std::string const got = through_a_pipe([&](int fd) {
       auto out = fizzgen::open_sink(fd);
       run_options o = opts(variant == 1 ? 2 : 1);
       o.pin = variant != 2;
-      o.reuse = fizzgen::reuse_policy::always;
+      o.reuse = variant == 3 ? fizzgen::reuse_policy::never : fizzgen::reuse_policy::always;
       o.helper = variant == 0 ? fizzgen::helper_mode::off : fizzgen::helper_mode::on;
       r = run_guarded(g, *out, o);
     });

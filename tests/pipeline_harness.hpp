@@ -177,7 +177,6 @@ inline stats_json parse_stats_json(std::string const& text) {
   // The helper on the reader's CPU refills buffers of its own: they count the same.
   if (auto const h = doc.find("helper"); h != doc.end() && h->is_object()) {
     s.reused += h->value("reused", std::uint64_t{0});
-    s.discarded += h->value("discarded", std::uint64_t{0});
   }
   return s;
 }
