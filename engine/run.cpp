@@ -149,7 +149,7 @@ class pipeline {
               for (std::optional<slot_buffer>& b : helper_buffers_) {
                 b.emplace(gen_.chunk_capacity());
                 std::span<std::byte> const all = b->memory.span();
-                std::fill(all.begin(), all.end(), std::byte{0});
+                for (std::size_t at = 0; at < all.size(); at += 4096) all[at] = std::byte{0};  // a write a page
               }
             } catch (std::exception const&) {  // no memory for it: the worker works alone
               return;
