@@ -269,9 +269,8 @@ class pipeline {
   }
 
   /// Makes a buffer that was handed to the pipe ready for its refill: in place when `why` is
-  /// taint::none, else on fresh pages, counted in `stats` (a worker's or the helper's) by reason.
-  template <class Stats>
-  static void ready_for_refill(slot_buffer& b, taint why, Stats& stats) {
+  /// taint::none, else on fresh pages, counted in the worker's `stats` by reason.
+  static void ready_for_refill(slot_buffer& b, taint why, worker_stats& stats) {
     if (why == taint::none) {
       ++stats.reused;
     } else {
