@@ -64,7 +64,7 @@ std::size_t rollup_kb(char const* field) noexcept {
 }
 
 bool buffer::discard(std::size_t used) noexcept {
-  std::size_t const n = used >= size_ ? size_ : std::min(size_, (used + kHugePage - 1) / kHugePage * kHugePage);
+  std::size_t const n = discard_extent(used);
   bool const ok = sys::madvise(data_, n, MADV_DONTNEED) == 0;
   if (poison_enabled()) std::memset(data_, kPoison, n);
   return ok;

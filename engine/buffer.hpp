@@ -2,6 +2,7 @@
 // A worker's output buffer: anonymous memory, 2 MiB-aligned and advised for transparent huge
 // pages before first touch (THP in madvise mode needs both), so a chunk spans few TLB entries.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -27,6 +28,10 @@ class buffer {
   /// rewriting the buffer cannot change bytes already handed out. The pages after them (a
   /// generator's scratch at the buffer's end, never handed out) stay, and cost no zeroing.
   bool discard(std::size_t used = SIZE_MAX) noexcept;
+  /// The bytes from the start that discard(used) gives fresh pages.
+  std::size_t discard_extent(std::size_t used) const noexcept {
+    return used >= size_ ? size_ : std::min(size_, (used + kHugePage - 1) / kHugePage * kHugePage);
+  }
 
  private:
   std::byte* data_ = nullptr;

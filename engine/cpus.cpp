@@ -83,4 +83,18 @@ bool pin_current_thread(int cpu) noexcept {
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
+void idle_current_thread() noexcept {
+  sched_param const idle_priority{};
+  static_cast<void>(pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle_priority));
+}
+
+void release_thread(pthread_t thread, std::vector<int> const& cpus) noexcept {
+  sched_param const normal{};
+  static_cast<void>(pthread_setschedparam(thread, SCHED_OTHER, &normal));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int const cpu : cpus) CPU_SET(cpu, &set);
+  if (!cpus.empty()) static_cast<void>(pthread_setaffinity_np(thread, sizeof set, &set));
+}
+
 }  // namespace fizzgen

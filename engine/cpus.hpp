@@ -1,6 +1,8 @@
 #pragma once
 // Which CPUs this process may use, their caches, and pinning to them.
 
+#include <pthread.h>
+
 #include <cstddef>
 #include <vector>
 
@@ -27,5 +29,12 @@ std::vector<int> allowed_cpus();
 
 /// Pins the calling thread to `cpu`; false (and the thread stays unpinned) on failure.
 bool pin_current_thread(int cpu) noexcept;
+
+/// Puts the calling thread at SCHED_IDLE: it runs only when nothing else wants its CPU.
+void idle_current_thread() noexcept;
+
+/// Takes `thread` off SCHED_IDLE and lets it run on any of `cpus` (left as it is when empty): at
+/// the end of a run, so that a thread pinned beside a busy process ends at once.
+void release_thread(pthread_t thread, std::vector<int> const& cpus) noexcept;
 
 }  // namespace fizzgen

@@ -7,6 +7,7 @@
 // measures: it times windows of chunks with the helper at work and without, alternately, lets the
 // faster way run for a while, then measures again.
 
+#include <algorithm>
 #include <cstdint>
 
 namespace fizzgen {
@@ -32,7 +33,16 @@ class helper_probe {
   /// time it was as often late as on time, and no faster).
   static constexpr double kMargin = 0.98;
 
-  explicit helper_probe(helper_mode mode) noexcept : mode_(mode) {}
+  /// The counts above are for chunks of 1 MiB; with larger chunks (`chunk_mib`), proportionally
+  /// fewer, so a window lasts about as long.
+  explicit helper_probe(helper_mode mode, std::uint64_t chunk_mib = 1) noexcept
+      : mode_(mode),
+        window_len_(std::max<std::uint64_t>(kWindow / std::max<std::uint64_t>(chunk_mib, 1), 4)),
+        settle_(std::max<std::uint64_t>(window_len_ * kSettle / kWindow, 1)),
+        warm_up_(window_len_ * kWarmUp / kWindow) {}
+
+  /// Chunks per window, for this chunk size.
+  std::uint64_t window_chunks() const noexcept { return window_len_; }
 
   /// Whether the helper works for the current chunk.
   bool helping() const noexcept {
@@ -45,12 +55,12 @@ class helper_probe {
   /// changed.
   bool chunk_done(double now) noexcept {
     if (mode_ != helper_mode::automatic) return false;
-    if (warming_ < kWarmUp) {  // start-up: the first scan of the readers, pages faulted in
+    if (warming_ < warm_up_) {  // start-up: the first scan of the readers, pages faulted in
       ++warming_;
       return false;
     }
-    if (++chunks_ == kSettle) started_ = now;
-    if (chunks_ < kWindow) return false;
+    if (++chunks_ == settle_) started_ = now;
+    if (chunks_ < window_len_) return false;
     bool const before = helping();
     std::uint64_t const w = window_ % (kProbe + kRun);
     if (w < kProbe) (w % 2 == 0 ? with_ : without_) += now - started_;
@@ -71,7 +81,8 @@ class helper_probe {
 
  private:
   helper_mode mode_;
-  double started_ = 0;  ///< when the timed part of the current window began
+  std::uint64_t window_len_, settle_, warm_up_;  ///< kWindow, kSettle and kWarmUp for this chunk size
+  double started_ = 0;                           ///< when the timed part of the current window began
   std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
   double with_ = 0, without_ = 0;  ///< seconds of the measurement's windows of each kind
   bool faster_with_ = true;        ///< the way the last measurement chose (the helper before the first)

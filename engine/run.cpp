@@ -22,6 +22,7 @@
 #include "engine/buffer.hpp"
 #include "engine/cpus.hpp"
 #include "engine/pacer.hpp"
+#include "engine/page_provisioner.hpp"
 #include "engine/sizing.hpp"
 #include "engine/spin.hpp"
 
@@ -154,10 +155,9 @@ class pipeline {
             } catch (std::exception const&) {  // no memory for it: the worker works alone
               return;
             }
-            sched_param const idle_priority{};
-            static_cast<void>(pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle_priority));
+            idle_current_thread();
             // The run ending before this thread got that far: it must not stay idle (see below).
-            if (helper_ending_.load()) release_helper(pthread_self(), cpus);
+            if (helper_ending_.load()) release_thread(pthread_self(), cpus);
             hs.ran = true;
             try {
               help(st, hs);
@@ -178,7 +178,7 @@ class pipeline {
                 stats.cpu = cpus[w % cpus.size()];
                 pinned_.fetch_add(1, std::memory_order_relaxed);
               }
-              work(w, stats);
+              work(w, stats, cpus);
             } catch (std::exception const& e) {
               abort_with(e.what());
             }
@@ -196,7 +196,7 @@ class pipeline {
         // every allowed CPU first. seq_cst with its own check after going idle: one of the two
         // releases it.
         helper_ending_.store(true);
-        release_helper(helper.native_handle(), cpus);
+        release_thread(helper.native_handle(), cpus);
       }
       helper_on_.store(kHelperStop, std::memory_order_relaxed);
       helper_on_.notify_all();
@@ -216,6 +216,13 @@ class pipeline {
     report.pinned = pinned_.load(std::memory_order_relaxed);
     report.stopped = stopped_.load(std::memory_order_relaxed);
     report.huge_pages_kb = huge_kb_;
+    report.provisioner = provisioner_report_;
+    if (report.provisioner.ran) {
+      report.provisioner.mode = options_.helper;
+      report.provisioner.windows = probe_.windows();
+      report.provisioner.windows_helped = probe_.windows_helped();
+      report.provisioner.window_chunks = probe_.window_chunks();
+    }
     report.interleaved = interleaved_;
     report.pace_piece_bytes = pacer_.piece_bytes();
     report.stalls = pacer_.stalls();
@@ -257,17 +264,6 @@ class pipeline {
     return reuse_monitor::safe(m->state()) ? taint::in_pipe : reuse_monitor::reason(m->state());
   }
 
-  /// Takes a helper thread off SCHED_IDLE and lets it run on any of `cpus` (all allowed when
-  /// empty): at the end of a run, so that it ends at once whatever else keeps its CPU busy.
-  static void release_helper(pthread_t thread, std::vector<int> const& cpus) noexcept {
-    sched_param const normal{};
-    static_cast<void>(pthread_setschedparam(thread, SCHED_OTHER, &normal));
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int const cpu : cpus) CPU_SET(cpu, &set);
-    if (!cpus.empty()) static_cast<void>(pthread_setaffinity_np(thread, sizeof set, &set));
-  }
-
   /// Makes a buffer that was handed to the pipe ready for its refill: in place when `why` is
   /// taint::none, else on fresh pages, counted in the worker's `stats` by reason.
   static void ready_for_refill(slot_buffer& b, taint why, worker_stats& stats) {
@@ -295,10 +291,18 @@ class pipeline {
   /// worker vmsplices, with a CPU this process may use that no worker has (the reader's), and
   /// chunks that differ; not with a pacer or a write pattern, which decide themselves when bytes
   /// go out, nor with --reuse never: the helper refills its buffers only in place (help()).
-  bool helped() const noexcept {
+  bool helped() const noexcept { return reader_cpu_free() && options_.reuse != reuse_policy::never; }
+
+  /// Whether a provisioner on the reader's CPU faults fresh pages in for the lone worker's refills
+  /// (--reuse never), where the helper would have filled chunks ahead.
+  bool provisioned() const noexcept { return reader_cpu_free() && options_.reuse == reuse_policy::never; }
+
+  /// Whether a lone worker vmsplices into a pipe with a CPU left to the reader, which may do work
+  /// for it there; not with a pacer or a write pattern, which decide themselves when bytes go out.
+  bool reader_cpu_free() const noexcept {
     return options_.helper != helper_mode::off && options_.threads == 1 && online_cpus_ >= 2 && !options_.alone &&
            options_.pin && out_.shares_pages() && out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only &&
-           !pattern_ && !pacer_.active() && options_.reuse != reuse_policy::never;
+           !pattern_ && !pacer_.active();
   }
 
   // A helper buffer's tag: (chunk index + 1) << 2 | phase. The helper claims a chunk (filling)
@@ -398,7 +402,7 @@ class pipeline {
     }
   }
 
-  void work(unsigned w, worker_stats& stats) {
+  void work(unsigned w, worker_stats& stats, std::vector<int> const& cpus) {
     std::vector<slot_buffer> buffers;
     try {
       buffers.reserve(n_buffers_);
@@ -410,6 +414,23 @@ class pipeline {
                                (n_buffers_ == 1 ? " buffer" : " buffers") + " of " + std::to_string(mib) +
                                " MiB: " + std::strerror(ENOMEM));
     }
+    // Declared after the buffers: stopped before they are unmapped (its populating holds the
+    // address space's lock for reading; the unmapping waits for that).
+    std::optional<page_provisioner> provisioner;
+    if (provisioned() && cpus.size() > options_.threads) {
+      std::vector<std::span<std::byte>> spans;
+      for (slot_buffer const& b : buffers) spans.push_back(b.memory.span());
+      try {
+        provisioner.emplace(std::move(spans), cpus[options_.threads], cpus, provisioner_report_);
+      } catch (std::system_error const&) {  // no thread for it: the worker takes its page faults itself
+      }
+    }
+    // With a provisioner, a buffer's pages are dropped as soon as its chunk is in the pipe, and the
+    // provisioner faults fresh ones in before the worker comes back to it.
+    auto const provide = [&](slot_buffer& b) {
+      ready_for_refill(b, taint::count, stats);
+      provisioner->post(static_cast<std::size_t>(&b - buffers.data()), b.memory.discard_extent(b.bytes));
+    };
     bool const constant = gen_.constant();
     // Spinning for the turn pays when every worker has a core and one is left for the reader (or
     // nothing else needs one: 2 workers on 2 CPUs generating alone ran at 1.83-2.03x of one
@@ -421,6 +442,8 @@ class pipeline {
     if (interleave && w == 0) interleaved_ = true;
     slot_buffer* pending = nullptr;  // interleave: the chunk before, offered to the pipe, not yet emitted
     if (helper_tags_) probe_ = helper_probe(options_.helper);  // only with one worker
+    if (provisioner) probe_ = helper_probe(options_.helper, options_.chunk_bytes >> 20);
+    bool provide_now = probe_.helping();  // the provisioner's turn, when there is one
     // The chunk being emitted when the run ends goes out whole, as without interleaving.
     auto const finish_pending = [&](std::uint64_t index) {
       if (pending == nullptr || !status_ok()) return;
@@ -469,18 +492,23 @@ class pipeline {
       bool done = false;
       if (!interleave) {
         done = emit_chunk(index, b, stats);
+        if (provisioner && provide_now && !done) provide(b);
         // Release: the helper that refills it reads the fields the emit wrote.
         if (helped_buffer != nullptr)
           helper_tags_[index % kHelperBuffers].store(tag_of(index, kTaken), std::memory_order_release);
-        if (helper_tags_ &&
-            probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count())) {
-          helper_on_.store(probe_.helping() ? 1 : 0, std::memory_order_relaxed);
-          helper_on_.notify_all();
-        }
       } else {
         if (pending != nullptr) done = emit_chunk(index - 1, *pending, stats);
+        if (provisioner && provide_now && pending != nullptr && !done) provide(*pending);
         if (!done) offer(b);
         pending = &b;
+      }
+      if ((helper_tags_ || provisioner) &&
+          probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count())) {
+        provide_now = probe_.helping();
+        if (helper_tags_) {
+          helper_on_.store(provide_now ? 1 : 0, std::memory_order_relaxed);
+          helper_on_.notify_all();
+        }
       }
       if (done) {
         stop_.store(true, std::memory_order_relaxed);
@@ -687,12 +715,13 @@ class pipeline {
   std::atomic<unsigned> pinned_{0};
   std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
-  std::string abort_error_;              ///< guarded by abort_mutex_
-  std::size_t huge_kb_ = 0;              ///< written by worker 0 before the join
-  bool interleaved_ = false;             ///< written by worker 0 before the join
-  pacer pacer_;                          ///< held with the turn, like bytes_
-  std::optional<size_pattern> pattern_;  ///< held with the turn
-  std::vector<std::byte> carry_;         ///< held with the turn: the start of a piece of want_ bytes
+  std::string abort_error_;               ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;               ///< written by worker 0 before the join
+  provisioner_stats provisioner_report_;  ///< written by the lone worker before the join
+  bool interleaved_ = false;              ///< written by worker 0 before the join
+  pacer pacer_;                           ///< held with the turn, like bytes_
+  std::optional<size_pattern> pattern_;   ///< held with the turn
+  std::vector<std::byte> carry_;          ///< held with the turn: the start of a piece of want_ bytes
   std::size_t want_ = 0;
   bool limit_reached_ = false;  ///< held with the turn
   /// Held with the turn, for the re-checks while the pipe is full: the chunk being emitted, and

@@ -14,6 +14,7 @@
 
 #include "engine/helper_probe.hpp"
 #include "engine/pacer.hpp"
+#include "engine/page_provisioner.hpp"
 #include "engine/reuse_monitor.hpp"
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
@@ -54,6 +55,7 @@ struct run_options {
   /// they may spin for their turns with a worker on every CPU, not only with one CPU to spare.
   bool alone = false;
   unsigned buffers_per_worker = 0;  ///< 0: enough to cover the pipe twice over
+  std::size_t chunk_bytes = 0;      ///< the bytes a chunk was sized for (0: unknown), for the helper's timed windows
   reuse_policy reuse = reuse_policy::never;
   bool pipe_only = false;                ///< fill each buffer once, then emit it again and again
   reuse_monitor* monitor = nullptr;      ///< the verdict for reuse_policy::automatic (none: unsafe)
@@ -122,6 +124,7 @@ struct run_report {
   bool interleaved = false;       ///< the lone worker offered each chunk to the pipe while filling the next
   std::vector<worker_stats> workers;
   helper_stats helper;
+  provisioner_stats provisioner;  ///< --reuse never, one worker: fresh pages faulted in on the reader's CPU
 };
 
 /// Streams gen into out until the generator ends, the byte limit is reached, the reader goes away

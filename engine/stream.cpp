@@ -96,6 +96,7 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
   options.helper = o.helper;
   options.pipe_only = o.pipe_only;
   options.buffers_per_worker = o.buffers_per_worker.value_or(0);
+  options.chunk_bytes = sizes.chunk_bytes;
   options.stop = o.stop;
   // The lines emitted are counted for every report: two relaxed adds a chunk by the turn holder.
   progress_counter own_count;

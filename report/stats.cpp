@@ -32,6 +32,14 @@ json taint_json(taint_counts const& counts) {
   return members;
 }
 
+/// What --stats-json says of a thread on the reader's CPU, whatever its work.
+json beside_the_reader(int cpu, helper_mode mode, std::uint64_t windows, std::uint64_t helped) {
+  return json{{"cpu", cpu},
+              {"mode", mode == helper_mode::automatic ? "auto" : "on"},
+              {"windows", windows},
+              {"windows_helped", helped}};
+}
+
 char const* signal_name(int signo) {
   switch (signo) {
     case SIGINT:
@@ -46,6 +54,15 @@ char const* signal_name(int signo) {
 }
 
 /// Why the pipe is smaller than --pipe-size asked, "" when it is not.
+/// How a thread on the reader's CPU was put to work: "at work in H of W timed windows of N chunks; "
+/// with --helper auto, a word for --helper on.
+std::string windows_worked(helper_mode mode, std::uint64_t helped, std::uint64_t windows, std::uint64_t chunks) {
+  if (mode == helper_mode::automatic)
+    return "at work in " + std::to_string(helped) + " of " + std::to_string(windows) + " timed windows of " +
+           std::to_string(chunks) + " chunks; ";
+  return mode == helper_mode::on ? "at work throughout (--helper on); " : "";
+}
+
 std::string pipe_note(run_setup const& setup) {
   if (setup.pipe_size == 0 || setup.pipe_size >= setup.pipe_size_asked) return "";
   return " (asked for " + std::to_string(setup.pipe_size_asked / 1024) +
@@ -83,10 +100,7 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
     std::uint64_t from_helper = 0;
     for (worker_stats const& w : r.workers) from_helper += w.from_helper;
     std::string const windows =
-        r.helper.mode == helper_mode::automatic
-            ? "at work in " + std::to_string(r.helper.windows_helped) + " of " + std::to_string(r.helper.windows) +
-                  " timed windows of " + std::to_string(helper_probe::kWindow) + " chunks; "
-            : std::string(r.helper.mode == helper_mode::on ? "at work throughout (--helper on); " : "");
+        windows_worked(r.helper.mode, r.helper.windows_helped, r.helper.windows, helper_probe::kWindow);
     std::fprintf(out,
                  "  helper (cpu %d, SCHED_IDLE, beside the reader): %sfilled %s ahead in %.3f s, %llu emitted, "
                  "%llu filled too late; refills in place %llu%s\n",
@@ -95,6 +109,18 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  static_cast<unsigned long long>(r.helper.late), static_cast<unsigned long long>(r.helper.reused),
                  taint_list(r.helper.stopped_because, "; stopped, a buffer needing fresh pages (", ")").c_str());
   }
+  if (r.provisioner.ran)
+    std::fprintf(out,
+                 "  provisioner (cpu %d, SCHED_IDLE, beside the reader): %sfresh pages faulted in for %s "
+                 "(%s) in %.3f s, %llu refilled before it got to them%s\n",
+                 r.provisioner.cpu,
+                 windows_worked(r.provisioner.mode, r.provisioner.windows_helped, r.provisioner.windows,
+                                r.provisioner.window_chunks)
+                     .c_str(),
+                 counted(r.provisioner.populated, "refill").c_str(),
+                 human_bytes(static_cast<double>(r.provisioner.bytes)).c_str(), r.provisioner.seconds,
+                 static_cast<unsigned long long>(r.provisioner.overtaken),
+                 r.provisioner.unsupported ? "; stopped: the kernel has no MADV_POPULATE_WRITE" : "");
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
   if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
   if (setup.rate != 0)
@@ -123,6 +149,24 @@ std::string run_status(run_report const& r, int signo) {
 }
 
 json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines, int signo) {
+  json helper = nullptr, provisioner = nullptr;
+  if (r.helper.ran) {
+    helper = beside_the_reader(r.helper.cpu, r.helper.mode, r.helper.windows, r.helper.windows_helped);
+    helper["filled"] = r.helper.filled;
+    helper["late"] = r.helper.late;
+    helper["reused"] = r.helper.reused;
+    helper["stopped_because"] = taint_json(r.helper.stopped_because);
+    helper["fill_seconds"] = r.helper.fill_seconds;
+  }
+  if (r.provisioner.ran) {
+    provisioner =
+        beside_the_reader(r.provisioner.cpu, r.provisioner.mode, r.provisioner.windows, r.provisioner.windows_helped);
+    provisioner["populated"] = r.provisioner.populated;
+    provisioner["bytes"] = r.provisioner.bytes;
+    provisioner["overtaken"] = r.provisioner.overtaken;
+    provisioner["seconds"] = r.provisioner.seconds;
+    provisioner["unsupported"] = r.provisioner.unsupported;
+  }
   json workers = json::array();
   for (worker_stats const& w : r.workers)
     workers.push_back({{"cpu", w.cpu},
@@ -168,16 +212,8 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
           {"burst", setup.burst},
           {"silences", r.silences},
           {"workers", workers},
-          {"helper", r.helper.ran ? json{{"cpu", r.helper.cpu},
-                                         {"mode", r.helper.mode == helper_mode::automatic ? "auto" : "on"},
-                                         {"windows", r.helper.windows},
-                                         {"windows_helped", r.helper.windows_helped},
-                                         {"filled", r.helper.filled},
-                                         {"late", r.helper.late},
-                                         {"reused", r.helper.reused},
-                                         {"stopped_because", taint_json(r.helper.stopped_because)},
-                                         {"fill_seconds", r.helper.fill_seconds}}
-                                  : json(nullptr)}};
+          {"helper", helper},
+          {"provisioner", provisioner}};
 }
 
 }  // namespace fizzgen::cli

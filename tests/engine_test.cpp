@@ -544,25 +544,103 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
   }
 }
 
-TEST(Helper, NotStartedWhereItCannotHelp) {
-  // Off, two workers, an unpinned worker, or --reuse never (the helper refills only in place):
-  // no helper thread.
+TEST(Helper, NeitherThreadStartedWhereItCannotHelp) {
+  // Off, two workers or an unpinned worker: no thread on the reader's CPU, whatever the policy.
+  // --reuse never has no helper (it refills only in place), a policy that refills in place no
+  // provisioner.
   std::uint64_t const lines = 20000;
   fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 16384);
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 8; ++variant) {
+    bool const never = variant % 2 == 1;
     run_report r;
     std::string const got = through_a_pipe([&](int fd) {
       auto out = fizzgen::open_sink(fd);
-      run_options o = opts(variant == 1 ? 2 : 1);
-      o.pin = variant != 2;
-      o.reuse = variant == 3 ? fizzgen::reuse_policy::never : fizzgen::reuse_policy::always;
-      o.helper = variant == 0 ? fizzgen::helper_mode::off : fizzgen::helper_mode::on;
+      run_options o = opts(variant / 2 == 1 ? 2 : 1);
+      o.pin = variant / 2 != 2;
+      o.reuse = never ? fizzgen::reuse_policy::never : fizzgen::reuse_policy::always;
+      o.helper = variant / 2 == 0 ? fizzgen::helper_mode::off : fizzgen::helper_mode::on;
       r = run_guarded(g, *out, o);
     });
     EXPECT_EQ(r.status, emit_status::ok) << r.error;
     EXPECT_EQ(oracle::first_difference(got, oracle::fizzbuzz_lines("1", lines)), "") << "variant " << variant;
-    EXPECT_FALSE(r.helper.ran) << "variant " << variant;
-    for (auto const& w : r.workers) EXPECT_EQ(w.from_helper, 0u);
+    EXPECT_FALSE(r.helper.ran && never) << "variant " << variant << ": a helper with --reuse never";
+    EXPECT_FALSE(r.provisioner.ran && !never) << "variant " << variant << ": a provisioner refilling in place";
+    if (variant / 2 != 3) {
+      EXPECT_FALSE(r.helper.ran) << "variant " << variant;
+      EXPECT_FALSE(r.provisioner.ran) << "variant " << variant;
+      for (auto const& w : r.workers) EXPECT_EQ(w.from_helper, 0u);
+    }
+  }
+}
+
+/// Like through_a_pipe, but the reader forwards: it splices our pipe into a pipe of its own, and a
+/// second thread reads that one, pausing `pause` after each read, so our pages sit there long after
+/// they left our pipe. Pages rewritten after their emit would show in what it reads.
+template <class Emit>
+std::string through_a_forwarder(Emit emit, std::chrono::microseconds pause) {
+  int ours[2], theirs[2];
+  if (::pipe(ours) != 0 || ::pipe(theirs) != 0) return "pipe() failed";
+  ::fcntl(ours[1], F_SETPIPE_SZ, 65536);
+  ::fcntl(theirs[1], F_SETPIPE_SZ, 1 << 20);
+  std::thread forwarder([&] {
+    while (::splice(ours[0], nullptr, theirs[1], nullptr, 1 << 20, 0) > 0) {
+    }
+    ::close(theirs[1]);
+  });
+  std::string got;
+  std::thread reader([&] {
+    char buf[16384];
+    for (ssize_t n; (n = ::read(theirs[0], buf, sizeof buf)) > 0;) {
+      got.append(buf, static_cast<std::size_t>(n));
+      std::this_thread::sleep_for(pause);
+    }
+  });
+  emit(ours[1]);
+  ::close(ours[1]);
+  forwarder.join();
+  reader.join();
+  ::close(ours[0]);
+  ::close(theirs[0]);
+  return got;
+}
+
+TEST(Provisioner, FreshPagesFaultedInAheadLeaveForwardedPagesAlone) {
+  // --reuse never, one pinned worker into a pipe read by a forwarder that keeps up to 1 MiB of our
+  // pages in a pipe of its own: the provisioner on the other CPU faults fresh pages in for each
+  // buffer as soon as its chunk is in the pipe, and the forwarded bytes stay the oracle's.
+  if (fizzgen::allowed_cpus().size() < 2) GTEST_SKIP() << "the provisioner needs a CPU beside the worker's";
+  std::uint64_t const lines = 300000;
+  std::string const want = oracle::fizzbuzz_lines("1", lines);
+  fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 65536);
+  for (std::optional<std::uint64_t> const limit :
+       {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{999999}}) {
+    std::string const what = limit ? "byte limit" : "whole stream";
+    std::string const expected = limit ? want.substr(0, *limit) : want;
+    // At idle priority it may get no CPU on a loaded machine: a few tries (each one checked).
+    run_report r;
+    for (int attempt = 0; attempt < 5 && (attempt == 0 || r.provisioner.populated == 0); ++attempt) {
+      std::string const got = through_a_forwarder(
+          [&](int fd) {
+            auto out = fizzgen::open_sink(fd, 65536);
+            run_options o = opts(1, limit);
+            o.pin = true;
+            o.reuse = fizzgen::reuse_policy::never;
+            o.helper = fizzgen::helper_mode::on;
+            r = run_guarded(g, *out, o);
+          },
+          20us);
+      EXPECT_EQ(r.status, emit_status::ok) << r.error;
+      ASSERT_EQ(oracle::first_difference(got, expected), "") << what << ", attempt " << attempt;
+    }
+    EXPECT_FALSE(r.helper.ran) << what << ": the helper refills only in place, never with --reuse never";
+    if (fizzgen::probe_vmsplice() != fizzgen::vmsplice_kind::shares) continue;  // a copying sink: nothing to provide
+    ASSERT_TRUE(r.provisioner.ran) << what;
+    EXPECT_EQ(r.provisioner.mode, fizzgen::helper_mode::on);
+    EXPECT_GT(r.provisioner.populated, 0u) << what;
+    EXPECT_EQ(r.workers[0].reused, 0u) << what << ": a refill in place with --reuse never";
+    // Every chunk but the last went to fresh pages as soon as it was in the pipe.
+    EXPECT_GE(r.workers[0].discarded + 1, r.workers[0].chunks) << what;
+    EXPECT_LE(r.provisioner.populated + r.provisioner.overtaken, r.workers[0].discarded) << what;
   }
 }
 
