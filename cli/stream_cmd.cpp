@@ -50,10 +50,11 @@ void add_stream_options(CLI::App& app, stream_request& t) {
       ->type_name("POLICY")
       ->check(choice_check({"auto", "never", "always"}, "policy"));
   app.add_option("--helper", t.helper,
-                 "With one worker into a pipe, a helper thread on the reader's CPU (at idle priority: the "
-                 "reader always comes first) fills chunks ahead, which the worker emits when they are ready "
-                 "and fills itself when not: auto (default: the worker times the stream with and without it "
-                 "and keeps the faster way, measuring again now and then), on or off")
+                 "With one worker into a pipe, a thread on the reader's CPU (at idle priority: the reader "
+                 "always comes first) works ahead: a helper fills chunks, which the worker emits when they are "
+                 "ready and fills itself when not; with --reuse never, a provisioner faults in the fresh pages "
+                 "of the next refills. auto (default: the worker times the stream with and without it and "
+                 "keeps the faster way, measuring again now and then), on or off")
       ->type_name("WHEN")
       ->check(choice_check({"auto", "on", "off"}, "choice"));
   app.add_option("--pipe-size", t.pipe_size,
