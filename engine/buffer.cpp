@@ -70,4 +70,9 @@ bool buffer::discard(std::size_t used) noexcept {
   return ok;
 }
 
+void buffer::fault_in(std::size_t used) noexcept {
+  std::size_t const n = std::min(used, size_);
+  for (std::size_t at = 0; at < n; at += 4096) data_[at] = std::byte{0};
+}
+
 }  // namespace fizzgen

@@ -28,6 +28,10 @@ class buffer {
   /// rewriting the buffer cannot change bytes already handed out. The pages after them (a
   /// generator's scratch at the buffer's end, never handed out) stay, and cost no zeroing.
   bool discard(std::size_t used = SIZE_MAX) noexcept;
+  /// Faults in the pages of the first `used` bytes (all by default) with a write of a zero byte to
+  /// each 4 KiB page, so that whoever fills them next takes no page fault. Only for a buffer no
+  /// other thread reads or writes meanwhile.
+  void fault_in(std::size_t used = SIZE_MAX) noexcept;
   /// The bytes from the start that discard(used) gives fresh pages.
   std::size_t discard_extent(std::size_t used) const noexcept {
     return used >= size_ ? size_ : std::min(size_, (used + kHugePage - 1) / kHugePage * kHugePage);

@@ -92,6 +92,7 @@ struct worker_stats {
   taint_counts discarded_because{};  ///< --reuse auto: why each went to fresh pages
   int cpu = -1;                      ///< pinned CPU, -1 when unpinned
   std::uint64_t from_helper = 0;     ///< chunks emitted from the helper's buffers
+  std::uint64_t helper_fresh = 0;    ///< the helper's buffers it gave fresh pages (counted in discarded too)
 };
 
 /// What the helper on the reader's CPU did.
@@ -103,7 +104,7 @@ struct helper_stats {
   std::uint64_t filled = 0;                       ///< chunks it filled and published
   std::uint64_t late = 0;                         ///< chunks it filled that the worker had filled itself meanwhile
   std::uint64_t reused = 0;                       ///< refills of its buffers in place (it refills no other way)
-  taint_counts stopped_because{};                 ///< why it stopped: a buffer only fresh pages would do for
+  std::uint64_t asked_fresh = 0;                  ///< times it asked the worker for fresh pages for a buffer
   double fill_seconds = 0;
 };
 

@@ -97,17 +97,20 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
                  static_cast<unsigned long long>(w.discarded), taint_list(w.discarded_because, " (", ")").c_str());
   }
   if (r.helper.ran) {
-    std::uint64_t from_helper = 0;
-    for (worker_stats const& w : r.workers) from_helper += w.from_helper;
+    std::uint64_t from_helper = 0, fresh = 0;
+    for (worker_stats const& w : r.workers) {
+      from_helper += w.from_helper;
+      fresh += w.helper_fresh;
+    }
     std::string const windows =
         windows_worked(r.helper.mode, r.helper.windows_helped, r.helper.windows, helper_probe::kWindow);
     std::fprintf(out,
                  "  helper (cpu %d, SCHED_IDLE, beside the reader): %sfilled %s ahead in %.3f s, %llu emitted, "
-                 "%llu filled too late; refills in place %llu%s\n",
+                 "%llu filled too late; refills in place %llu, given fresh pages by the worker %llu (asked %llu)\n",
                  r.helper.cpu, windows.c_str(), counted(r.helper.filled + r.helper.late, "chunk").c_str(),
                  r.helper.fill_seconds, static_cast<unsigned long long>(from_helper),
                  static_cast<unsigned long long>(r.helper.late), static_cast<unsigned long long>(r.helper.reused),
-                 taint_list(r.helper.stopped_because, "; stopped, a buffer needing fresh pages (", ")").c_str());
+                 static_cast<unsigned long long>(fresh), static_cast<unsigned long long>(r.helper.asked_fresh));
   }
   if (r.provisioner.ran)
     std::fprintf(out,
@@ -155,7 +158,7 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
     helper["filled"] = r.helper.filled;
     helper["late"] = r.helper.late;
     helper["reused"] = r.helper.reused;
-    helper["stopped_because"] = taint_json(r.helper.stopped_because);
+    helper["asked_fresh"] = r.helper.asked_fresh;
     helper["fill_seconds"] = r.helper.fill_seconds;
   }
   if (r.provisioner.ran) {
@@ -179,7 +182,8 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
                        {"reused", w.reused},
                        {"discarded", w.discarded},
                        {"discarded_because", taint_json(w.discarded_because)},
-                       {"from_helper", w.from_helper}});
+                       {"from_helper", w.from_helper},
+                       {"helper_fresh", w.helper_fresh}});
   return {{"status", run_status(r, signo)},
           {"signal", signo != 0 ? json(signal_name(signo)) : json(nullptr)},
           {"bytes", r.bytes},

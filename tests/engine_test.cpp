@@ -533,11 +533,13 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
     EXPECT_LE(r.workers[0].from_helper, r.helper.filled) << what;
     if (v.policy == fizzgen::reuse_policy::automatic) {
       // Without a monitor nothing is ever vouched for: the helper filled each of its buffers
-      // once, then stopped rather than take fresh pages.
+      // once, then asked for fresh pages, which the worker gives only while readers are watched
+      // and safe: it waited to the end.
       EXPECT_EQ(r.helper.reused, 0u) << what << ": the helper rewrote a buffer in place";
       EXPECT_EQ(r.workers[0].reused, 0u) << what;
       EXPECT_LE(r.helper.filled + r.helper.late, 6u) << what << ": past its six buffers without a refill";
-      EXPECT_LE(r.helper.stopped_because[static_cast<std::size_t>(fizzgen::taint::no_reader)], 1u) << what;
+      EXPECT_LE(r.helper.asked_fresh, 1u) << what << ": asked again before the worker gave fresh pages";
+      EXPECT_EQ(r.workers[0].helper_fresh, 0u) << what;
     } else {
       EXPECT_LE(r.helper.reused, r.helper.filled + r.helper.late) << what;
     }
