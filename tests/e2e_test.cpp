@@ -420,13 +420,15 @@ TEST_F(E2E, HelperOnTheReadersCpu) {
   } else {
     EXPECT_EQ(on.find("helper (cpu "), std::string::npos) << on;
   }
-  if (two_cpus && on.find("output vmsplice") != std::string::npos && on.find("kernel copies") == std::string::npos) {
+  if (!kSanitized && two_cpus && on.find("output vmsplice") != std::string::npos &&
+      on.find("kernel copies") == std::string::npos) {
     // Its first buffers go out before the first scan of the readers has ended, so they cannot be
     // rewritten in place: the worker gives them fresh pages and the helper goes on past its six
     // buffers (it used to stop there, 9 runs in 10). At idle priority it may get no CPU on a
-    // loaded machine: a few tries.
+    // loaded machine (under a sanitizer beside other tests it filled 3): a few tries, and not
+    // under the sanitizers.
     std::uint64_t helper_chunks = 0;
-    for (int attempt = 0; attempt < 4 && helper_chunks <= 6; ++attempt) {
+    for (int attempt = 0; attempt < 6 && helper_chunks <= 6; ++attempt) {
       ok("$F -j1 --helper on --bytes 256M --json far.json | $F sink 2>/dev/null");
       auto const far = parse_json(read_file(path("far.json")));
       ASSERT_TRUE(far.contains("helper") && far["helper"].is_object()) << read_file(path("far.json"));
