@@ -460,7 +460,7 @@ class pipeline {
       for (slot_buffer const& b : buffers) spans.push_back(b.memory.span());
       try {
         provisioner.emplace(std::move(spans), cpus[options_.threads], cpus, provisioner_report_);
-      } catch (std::system_error const&) {  // no thread for it: the worker takes its page faults itself
+      } catch (std::exception const&) {  // no thread or memory for it: the worker takes its page faults itself
       }
     }
     // With a provisioner, a buffer's pages are dropped as soon as its chunk is in the pipe, and the
