@@ -457,6 +457,7 @@ class pipeline {
     std::optional<page_provisioner> provisioner;
     if (provisioned() && cpus.size() > options_.threads) {
       std::vector<std::span<std::byte>> spans;
+      spans.reserve(buffers.size());
       for (slot_buffer const& b : buffers) spans.push_back(b.memory.span());
       try {
         provisioner.emplace(std::move(spans), cpus[options_.threads], cpus, provisioner_report_);
