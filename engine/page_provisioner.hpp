@@ -11,8 +11,6 @@
 // Populating holds the address space's lock for reading; whatever would take it for writing (the
 // worker unmapping its buffers at the end) first gives this thread a normal priority (release()).
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

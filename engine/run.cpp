@@ -279,12 +279,6 @@ class pipeline {
     b.referenced = false;
   }
 
-  /// Why a buffer emitted under monitor state `verdict`, which is not safe, needs fresh pages.
-  static taint unsafe_reason(std::uint64_t verdict) noexcept {
-    taint const why = reuse_monitor::reason(verdict);
-    return why == taint::none ? taint::not_yet : why;
-  }
-
   /// The count of slots emitted once every slot of the pipe has been filled after b's last one:
   /// then b has left our pipe. 0 when the pipe's size is unknown.
   std::uint64_t left_pipe_at(slot_buffer const& b) const noexcept {
