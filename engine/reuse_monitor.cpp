@@ -42,7 +42,7 @@ std::optional<std::uint64_t> reuse_monitor::opens() {
   return open_counter_->opens();
 }
 
-void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket, epoch_facts facts) {
+void reuse_monitor::publish(reader_verdict const& v, std::uint64_t gone, std::uint64_t ticket, epoch_facts facts) {
   std::lock_guard lock(mutex_);
   bool const full = facts.watch != nullptr;
   std::uint64_t const checked = facts.generation;  // the epoch a re-check checked
@@ -57,8 +57,8 @@ void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::u
     // only while that epoch lasts: once ended, only a scan opens the next.
     if (ticket < newest_unsafe_ticket_) return;
     if (!full && (checked != epoch_.generation || !safe(s))) return;
-    if (slots > checked_slots_.load(std::memory_order_relaxed))
-      checked_slots_.store(slots, std::memory_order_release);  // pairs with vouch()'s acquire
+    if (gone > checked_gone_.load(std::memory_order_relaxed))
+      checked_gone_.store(gone, std::memory_order_release);  // pairs with vouch()'s acquire
     if (full) {
       state_.store(make_state(counter + 1, taint::none, true), std::memory_order_release);  // pairs with state()
       epochs_.fetch_add(1, std::memory_order_relaxed);
@@ -80,10 +80,10 @@ void reuse_monitor::publish(reader_verdict const& v, std::uint64_t slots, std::u
 }
 
 void reuse_monitor::scan() {
-  // The ticket, slot count, newest pid and open count are taken before the readers are looked
+  // The ticket, slots gone, newest pid and open count are taken before the readers are looked
   // at: whatever happens after shows at the epoch's first re-check.
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
-  std::uint64_t const slots = out_.slots();
+  std::uint64_t const gone = out_.slots_gone();
   epoch_facts facts;
   facts.pid = pids_.newest();
   auto const opened = opens();
@@ -96,7 +96,7 @@ void reuse_monitor::scan() {
   facts.readers = v.readers;
   std::sort(facts.readers.begin(), facts.readers.end());
   scans_.fetch_add(1, std::memory_order_relaxed);
-  publish(v, slots, ticket, std::move(facts));
+  publish(v, gone, ticket, std::move(facts));
 }
 
 void reuse_monitor::recheck() {
@@ -107,9 +107,10 @@ void reuse_monitor::recheck() {
     epoch = epoch_;
   }
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
-  std::uint64_t const slots = out_.slots();
-  // Read after the slot count: a process created, or an open, before the buffers being vouched
-  // for had left the pipe shows here.
+  // The slots out of the pipe now (its capacity read after the slot count): the buffers this
+  // re-check can vouch for. Read after them: a process created, or an open, before those buffers
+  // had left the pipe shows here.
+  std::uint64_t const gone = out_.slots_gone();
   long const pid = pids_.newest();
   auto const opened = opens();
   rechecks_.fetch_add(1, std::memory_order_relaxed);
@@ -125,7 +126,7 @@ void reuse_monitor::recheck() {
     }
   }
   epoch.watch = nullptr;
-  publish(v, slots, ticket, std::move(epoch));
+  publish(v, gone, ticket, std::move(epoch));
   auto const ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began);
   recheck_ns_.fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
 }
@@ -137,7 +138,7 @@ void reuse_monitor::confirm() {
     epoch = epoch_;
   }
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
-  std::uint64_t const slots = out_.slots();
+  std::uint64_t const gone = out_.slots_gone();
   reader_verdict v = inspect_pipe_readers(facts_);
   scans_.fetch_add(1, std::memory_order_relaxed);
   std::sort(v.readers.begin(), v.readers.end());
@@ -146,20 +147,20 @@ void reuse_monitor::confirm() {
   readers_safe_.store(v.safe, std::memory_order_relaxed);
   if (v.safe) return;  // confirmed: the re-checks go on vouching
   epoch.watch = nullptr;
-  publish(v, slots, ticket, std::move(epoch));
+  publish(v, gone, ticket, std::move(epoch));
 }
 
-bool reuse_monitor::vouch(std::uint64_t slots) {
-  if (checked_slots_.load(std::memory_order_acquire) >= slots) return true;  // pairs with publish()
+bool reuse_monitor::vouch(std::uint64_t last) {
+  if (vouched(last)) return true;
   std::lock_guard const one_at_a_time(recheck_mutex_);
-  if (checked_slots_.load(std::memory_order_acquire) >= slots) return true;  // another thread's re-check
+  if (vouched(last)) return true;  // another thread's re-check
   if (!safe(state())) return false;
   recheck();
-  return checked_slots_.load(std::memory_order_acquire) >= slots;
+  return vouched(last);
 }
 
-void reuse_monitor::vouch_ahead(std::uint64_t slots, std::uint64_t need) {
-  if (need > slots || checked_slots_.load(std::memory_order_relaxed) >= need || !safe(state())) return;
+void reuse_monitor::vouch_ahead(std::uint64_t last) {
+  if (checked_gone_.load(std::memory_order_relaxed) >= last || !safe(state())) return;
   std::unique_lock const one_at_a_time(recheck_mutex_, std::try_to_lock);
   if (one_at_a_time.owns_lock()) recheck();
 }

@@ -12,9 +12,11 @@
 // Scans run on the monitor's own thread: at start-up, after an epoch ended (at once when a process
 // was created or the pipe opened, every 20 ms for the first half second, then every 250 ms). A
 // re-check (a few microseconds for pv, output/readers.hpp) vouches for every buffer that had left
-// the pipe when it began. It runs on the emitting thread while the pipe is full (time it would
-// spend waiting for room), or else on the thread of a worker about to rewrite a buffer no
-// re-check vouches for yet.
+// the pipe when it began: it reads the slot count and then the pipe's capacity before it looks.
+// It is the only place --reuse auto asks the pipe its size (F_GETPIPE_SZ takes the pipe's lock,
+// which the reader's splice holds), so threads may ask vouched() in a loop. A re-check runs on
+// the emitting thread while the pipe is full (time it would spend waiting for room), or else on
+// the thread of a worker about to rewrite a buffer no re-check vouches for yet.
 
 #include <array>
 #include <atomic>
@@ -58,21 +60,20 @@ class reuse_monitor {
   /// Why the newest epoch that ended, ended.
   taint last_break() const noexcept { return static_cast<taint>(last_break_.load(std::memory_order_relaxed)); }
 
-  /// True when a re-check of the current epoch that began once `slots` pipe slots had been
-  /// emitted found it intact. Re-checks now when none has been made yet. The caller must know
-  /// that `slots` slots have been emitted before it asks. Thread-safe.
-  virtual bool vouch(std::uint64_t slots);
-  /// As vouch, but never re-checks (nor waits for a re-check under way): for a thread that must
-  /// not hold the re-check's lock, the helper at SCHED_IDLE. Thread-safe.
-  virtual bool vouched(std::uint64_t slots) const noexcept {
-    return checked_slots_.load(std::memory_order_acquire) >= slots;  // pairs with publish()
+  /// True when a re-check of the current epoch, begun once pipe slot `last` (a buffer's last)
+  /// had left the pipe, found it intact. Re-checks now when none has been made yet. Thread-safe.
+  virtual bool vouch(std::uint64_t last);
+  /// As vouch, but never re-checks (nor waits for a re-check under way), and makes no system
+  /// call: for a thread that must not hold the re-check's lock, the helper at SCHED_IDLE, which
+  /// asks in a loop. Thread-safe.
+  virtual bool vouched(std::uint64_t last) const noexcept {
+    return checked_gone_.load(std::memory_order_acquire) >= last;  // pairs with publish()
   }
-  /// Re-checks now, ahead of need, when a re-check begun at `need` slots would vouch for a buffer
-  /// the newest one does not (it began before `need`), `need` slots of the `slots` emitted so far
-  /// are out, the epoch is safe and no other re-check is running: for a thread that would
-  /// otherwise only wait (a full pipe), so that a worker seldom has to re-check before a refill
-  /// however few buffers it has. Thread-safe.
-  virtual void vouch_ahead(std::uint64_t slots, std::uint64_t need);
+  /// Re-checks now, ahead of need, when the newest re-check does not vouch for slot `last` (a
+  /// buffer's last, which the caller reckons has left the pipe), the epoch is safe and no other
+  /// re-check is running: for a thread that would otherwise only wait (a full pipe), so that a
+  /// worker seldom has to re-check before a refill however few buffers it has. Thread-safe.
+  virtual void vouch_ahead(std::uint64_t last);
 
   std::string why() const;
   /// What the newest safe epoch rested on ("" when none opened).
@@ -118,10 +119,10 @@ class reuse_monitor {
   void confirm();
   /// Opens of the pipe so far; nullopt when they cannot be counted.
   std::optional<std::uint64_t> opens();
-  /// Publishes the verdict of the inspection that drew `ticket` when `slots` slots had been
-  /// emitted. A scan (facts.watch set) opens a new epoch when safe; a re-check names the
+  /// Publishes the verdict of the inspection that drew `ticket` when every slot up to `gone` had
+  /// left the pipe. A scan (facts.watch set) opens a new epoch when safe; a re-check names the
   /// generation of the epoch it checked and only confirms or ends it.
-  void publish(reader_verdict const& v, std::uint64_t slots, std::uint64_t ticket, epoch_facts facts);
+  void publish(reader_verdict const& v, std::uint64_t gone, std::uint64_t ticket, epoch_facts facts);
   /// Waits until buffers could be rewritten, then scans /proc whenever due.
   void loop(std::stop_token stop);
 
@@ -130,8 +131,8 @@ class reuse_monitor {
   pipe_facts const facts_;
   pid_clock const pids_;
   std::mutex opens_mutex_;
-  std::optional<open_counter> open_counter_;     ///< guarded by opens_mutex_; made by the first scan
-  std::atomic<std::uint64_t> checked_slots_{0};  ///< slots emitted when the newest safe re-check began
+  std::optional<open_counter> open_counter_;    ///< guarded by opens_mutex_; made by the first scan
+  std::atomic<std::uint64_t> checked_gone_{0};  ///< slots out of the pipe when the newest safe re-check began
   std::atomic<std::uint64_t> state_{0};
   std::atomic<std::uint8_t> last_break_{0};
   std::atomic<bool> readers_safe_{false};

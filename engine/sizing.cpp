@@ -55,7 +55,11 @@ stream_sizes size_stream(stream_kind kind, cache_sizes caches, std::size_t pipe_
   // its size: then the largest chunk, which costs the fewest calls and wake-ups.
   s.chunk_bytes = fits < kMinChunk ? kMaxChunk : std::min(fits, kMaxChunk);
   s.pipe_bytes = pipe_for(s.chunk_bytes, pipe_max);
-  s.spare_chunk = 3 * s.chunk_bytes > l2 * 3 / 4 || 4 * s.chunk_bytes <= l2 * 3 / 4;
+  if (3 * s.chunk_bytes > l2 * 3 / 4) {
+    s.recheck_refills = 4;
+  } else if (4 * s.chunk_bytes <= l2 * 3 / 4) {
+    s.recheck_refills = 2;
+  }
   std::string const l2_note =
       caches.l2_bytes != 0 ? "L2 " + sizes_text(caches.l2_bytes) + " per core" : "L2 unknown, assumed 2 MiB";
   std::string fit;
@@ -71,14 +75,14 @@ stream_sizes size_stream(stream_kind kind, cache_sizes caches, std::size_t pipe_
   return s;
 }
 
-unsigned ring_buffers(std::size_t pipe_bytes, std::size_t chunk_bytes, unsigned threads, bool recheck_room) {
+unsigned ring_buffers(std::size_t pipe_bytes, std::size_t chunk_bytes, unsigned threads, unsigned recheck_refills) {
   std::size_t const chunk = std::max<std::size_t>(1, chunk_bytes);
   std::size_t const round = chunk * std::max(1u, threads);
   // A refill comes (buffers - 1) rounds after the buffer's emit, less the worker's own chunk; a
-  // re-check during an emit vouches for buffers emitted a pipe and a chunk before it. Two refills
-  // per re-check: buffers * round >= pipe + 2 chunks + round.
+  // re-check during an emit vouches for buffers emitted a pipe and a chunk before it. R refills
+  // per re-check: buffers * round >= pipe + R chunks + round.
   std::size_t needed = (pipe_bytes + round - 1) / round + 2;
-  if (recheck_room) needed = std::max(needed, (pipe_bytes + 2 * chunk + round - 1) / round + 1);
+  if (recheck_refills != 0) needed = std::max(needed, (pipe_bytes + recheck_refills * chunk + round - 1) / round + 1);
   return static_cast<unsigned>(std::clamp<std::size_t>(needed, 3, 32));
 }
 

@@ -42,9 +42,10 @@ struct stream_sizes {
   std::size_t chunk_bytes = 0;
   std::size_t pipe_bytes = 0;  ///< to ask for
   unsigned threads = 0;        ///< 0: the engine's default (a stored plan may say)
-  /// A worker's ring may hold a chunk more than the pipe needs at no cost in cache: the ring of
-  /// three is out of L2 anyway, or four fit as well (see ring_buffers' `recheck_room`).
-  bool spare_chunk = false;
+  /// How many refills one re-check of the readers should vouch for under --reuse auto (see
+  /// ring_buffers): 4 where the ring of three is out of L2 anyway (buffers more cost no cache),
+  /// 2 where four chunks fit in 3/4 of L2 as well, 0 where only three do (the smallest ring).
+  unsigned recheck_refills = 0;
   std::string why;  ///< what the sizes rest on, for --stats
 };
 
@@ -56,13 +57,15 @@ stream_sizes size_stream(stream_kind kind, cache_sizes caches, std::size_t pipe_
 /// `pipe_bytes` by the time its worker comes back to it: the chunks emitted after it must fill the
 /// pipe, with one chunk to spare for chunks that run short of `chunk_bytes`. At least 3, at most 32.
 ///
-/// With `recheck_room` (--reuse auto, where the cache allows), enough that one re-check of the
-/// readers made while the pipe is full vouches for the next two refills: a re-check vouches for
-/// the buffers that had left the pipe when it began, and one made during an emit sees the buffers
-/// up to the one emitted before it out of a pipe that held one chunk. With one worker, 1 MiB chunks
-/// and a 1 MiB pipe: four buffers instead of three, and a re-check every other chunk, each in time
-/// the emitter would spend waiting for room (the refills then seldom re-check on the critical path).
-unsigned ring_buffers(std::size_t pipe_bytes, std::size_t chunk_bytes, unsigned threads, bool recheck_room = false);
+/// With `recheck_refills` (--reuse auto, where the cache allows), enough that one re-check of the
+/// readers made while the pipe is full vouches for that many refills: a re-check vouches for the
+/// buffers that had left the pipe when it began, and one made during an emit sees the buffers up
+/// to the one emitted before it out of a pipe that held one chunk. With one worker, 1 MiB chunks,
+/// a 1 MiB pipe and 4 refills: six buffers instead of three, and a re-check every fourth chunk.
+/// Each re-check (a handful of system calls) delays the emitter's next vmsplice: measured into
+/// pv with 1 MiB chunks, one every other chunk (four buffers) took 0.85x of --reuse always's rate,
+/// one every fourth 0.93x (docs/performance.md).
+unsigned ring_buffers(std::size_t pipe_bytes, std::size_t chunk_bytes, unsigned threads, unsigned recheck_refills = 0);
 
 /// fs.pipe-max-size, read once; 0 when it cannot be read.
 std::size_t pipe_max_size();

@@ -115,7 +115,7 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
   if (options.buffers_per_worker == 0)
     options.buffers_per_worker =
         ring_buffers(std::max<std::size_t>(out->pipe_size(), sizes.chunk_bytes), sizes.chunk_bytes, options.threads,
-                     options.reuse == reuse_policy::automatic && sizes.spare_chunk);
+                     options.reuse == reuse_policy::automatic ? sizes.recheck_refills : 0);
   // auto needs to know who reads the pipe; only a pipe that references our pages needs asking.
   // A constant stream (yes) never rewrites a buffer: nothing to decide.
   std::optional<reuse_monitor> monitor;

@@ -36,6 +36,15 @@ class sink {
   /// Pipe slots (one per page or part of a page) filled by emit() so far; 0 unless vmsplice.
   /// Safe to call from any thread (it may lag the emitting thread).
   virtual std::uint64_t slots() const noexcept { return 0; }
+  /// Slots known to have left the pipe: slots() is read first, then the pipe's capacity now, and
+  /// every slot up to the difference was out when the capacity was read (the pipe holds no more
+  /// than its capacity, the newest slots), whatever sizes the pipe had before. 0 when the
+  /// capacity is unknown. A system call that takes the pipe's lock: not for a polling loop.
+  virtual std::uint64_t slots_gone() const noexcept {
+    std::uint64_t const emitted = slots();
+    std::uint64_t const capacity = current_pipe_size() / 4096;
+    return capacity == 0 || emitted < capacity ? 0 : emitted - capacity;
+  }
 
   /// What failed, after emit() returned failed, as coreutils says it: the output, then the
   /// reason ("standard output: No space left on device").

@@ -41,7 +41,7 @@ class fake_monitor final : public reuse_monitor {
     set_state(make_state(++epoch_, taint::none, true), ends_with);  // as a re-check that found the epoch broken
     return false;
   }
-  void vouch_ahead(std::uint64_t, std::uint64_t) override {}
+  void vouch_ahead(std::uint64_t) override {}
 
   bool vouching = true;           ///< what a re-check answers
   taint ends_with = taint::none;  ///< none: re-checks leave the epoch as it is

@@ -111,47 +111,53 @@ TEST(Sizing, RingHoldsWhatThePipeHoldsAndOneChunkToSpare) {
     }
   }
   EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 1), 3u);
-  EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 1, true), 4u);
-  EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 2, true), 3u);
+  EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 1, 2), 4u);
+  EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 1, 4), 6u);
+  EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 2, 2), 3u);
+  EXPECT_EQ(ring_buffers(1 * MiB, 1 * MiB, 2, 4), 4u);
   EXPECT_EQ(ring_buffers(512 * KiB, 512 * KiB, 2), 3u);
   EXPECT_EQ(ring_buffers(1 * MiB, 64 * KiB, 1), 18u);
 }
 
 // With room for re-checks (--reuse auto), a re-check made during an emit vouches for buffers
-// emitted a pipe and a chunk before it: the next two refills must be among them, so the rounds
-// of chunks in the ring cover the pipe, two chunks and the worker's own round.
-TEST(Sizing, RingWithRoomForRechecksCoversTwoRefills) {
-  for (unsigned threads : {1u, 2u, 3u, 8u, 64u}) {
-    for (std::size_t pipe : {64 * KiB, 512 * KiB, 1 * MiB, 16 * MiB}) {
-      for (std::size_t chunk : {4 * KiB, 64 * KiB, 512 * KiB, 1 * MiB, 4 * MiB}) {
-        unsigned const b = ring_buffers(pipe, chunk, threads, true);
-        SCOPED_TRACE(::testing::Message() << threads << " threads, pipe " << pipe << ", chunk " << chunk);
-        EXPECT_GE(b, ring_buffers(pipe, chunk, threads));  // never less than the pipe needs
-        EXPECT_LE(b, 32u);
-        std::size_t const round = chunk * threads;
-        if (b < 32) {
-          EXPECT_GE(b * round, pipe + 2 * chunk + round);
-        }
-        if (b > 3 && b > ring_buffers(pipe, chunk, threads)) {
-          EXPECT_LT((b - 1) * round, pipe + 2 * chunk + round);
+// emitted a pipe and a chunk before it: the next R refills must be among them, so the rounds of
+// chunks in the ring cover the pipe, R chunks and the worker's own round.
+TEST(Sizing, RingWithRoomForRechecksCoversTheirRefills) {
+  for (unsigned refills : {2u, 4u}) {
+    for (unsigned threads : {1u, 2u, 3u, 8u, 64u}) {
+      for (std::size_t pipe : {64 * KiB, 512 * KiB, 1 * MiB, 16 * MiB}) {
+        for (std::size_t chunk : {4 * KiB, 64 * KiB, 512 * KiB, 1 * MiB, 4 * MiB}) {
+          unsigned const b = ring_buffers(pipe, chunk, threads, refills);
+          SCOPED_TRACE(::testing::Message()
+                       << refills << " refills, " << threads << " threads, pipe " << pipe << ", chunk " << chunk);
+          EXPECT_GE(b, ring_buffers(pipe, chunk, threads));  // never less than the pipe needs
+          EXPECT_LE(b, 32u);
+          std::size_t const round = chunk * threads;
+          if (b < 32) {
+            EXPECT_GE(b * round, pipe + refills * chunk + round);
+          }
+          if (b > 3 && b > ring_buffers(pipe, chunk, threads)) {
+            EXPECT_LT((b - 1) * round, pipe + refills * chunk + round);
+          }
         }
       }
     }
   }
 }
 
-// The spare chunk costs no cache: given where the ring of three is out of L2 anyway (L2 1 MiB:
-// 1 MiB chunks), or where four fit in 3/4 of it; not where three just fit (L2 2 MiB).
-TEST(Sizing, ASpareChunkOnlyWhereTheCacheAllows) {
-  EXPECT_TRUE(size_stream(stream_kind::rewritten, cache_sizes{1 * MiB, 0}, 1 * MiB).spare_chunk);
-  EXPECT_FALSE(size_stream(stream_kind::rewritten, cache_sizes{2 * MiB, 0}, 1 * MiB).spare_chunk);
-  EXPECT_FALSE(size_stream(stream_kind::rewritten, cache_sizes{4 * MiB, 0}, 1 * MiB).spare_chunk);
-  EXPECT_TRUE(size_stream(stream_kind::rewritten, cache_sizes{8 * MiB, 0}, 1 * MiB).spare_chunk);
+// Buffers for re-checks cost no cache: four refills a re-check where the ring of three is out of
+// L2 anyway (L2 1 MiB: 1 MiB chunks), two where four chunks fit in 3/4 of it, none where only
+// three fit (L2 2 MiB).
+TEST(Sizing, RoomForRechecksOnlyWhereTheCacheAllows) {
+  EXPECT_EQ(size_stream(stream_kind::rewritten, cache_sizes{1 * MiB, 0}, 1 * MiB).recheck_refills, 4u);
+  EXPECT_EQ(size_stream(stream_kind::rewritten, cache_sizes{2 * MiB, 0}, 1 * MiB).recheck_refills, 0u);
+  EXPECT_EQ(size_stream(stream_kind::rewritten, cache_sizes{4 * MiB, 0}, 1 * MiB).recheck_refills, 0u);
+  EXPECT_EQ(size_stream(stream_kind::rewritten, cache_sizes{8 * MiB, 0}, 1 * MiB).recheck_refills, 2u);
   for (std::size_t l2 : {512 * KiB, 1 * MiB, 1280 * KiB, 2 * MiB, 4 * MiB, 6 * MiB, 32 * MiB}) {
     auto const s = size_stream(stream_kind::rewritten, cache_sizes{l2, 0}, 1 * MiB);
     bool const three_fit = 3 * s.chunk_bytes <= l2 * 3 / 4;
     bool const four_fit = 4 * s.chunk_bytes <= l2 * 3 / 4;
-    EXPECT_EQ(s.spare_chunk, !three_fit || four_fit) << l2;
+    EXPECT_EQ(s.recheck_refills, !three_fit ? 4u : four_fit ? 2u : 0u) << l2;
   }
 }
 
