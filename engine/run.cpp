@@ -476,7 +476,8 @@ class pipeline {
     if (interleave && w == 0) interleaved_ = true;
     slot_buffer* pending = nullptr;  // interleave: the chunk before, offered to the pipe, not yet emitted
     if (helper_tags_) probe_ = helper_probe(options_.helper);  // only with one worker
-    if (provisioner) probe_ = helper_probe(options_.helper, options_.chunk_bytes >> 20);
+    if (provisioner)
+      probe_ = helper_probe(options_.helper, options_.chunk_bytes >> 20, helper_probe::kProvisionerMargin);
     bool provide_now = probe_.helping();  // the provisioner's turn, when there is one
     // The chunk being emitted when the run ends goes out whole, as without interleaving.
     auto const finish_pending = [&](std::uint64_t index) {

@@ -83,6 +83,17 @@ TEST(HelperProbe, NoClearGainLeavesTheCpuToTheReader) {
   EXPECT_EQ(p.windows_helped(), 2 * (helper_probe::kProbe / 2) - 1);
 }
 
+TEST(HelperProbe, TheProvisionerWorksOnUnlessClearlySlower) {
+  // Its margin runs the other way: 1% slower with it is noise, and it keeps its work.
+  double now = 0;
+  helper_probe kept(helper_mode::automatic, 1, helper_probe::kProvisionerMargin);
+  run(kept, helper_probe::kWarmUp + kCycle + helper_probe::kProbe * helper_probe::kWindow, 1.01, 1.0, now);
+  EXPECT_TRUE(kept.helping());
+  helper_probe rests(helper_mode::automatic, 1, helper_probe::kProvisionerMargin);
+  run(rests, helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow, 1.05, 1.0, now);
+  EXPECT_FALSE(rests.helping());
+}
+
 TEST(HelperProbe, OneDisturbedWindowDoesNotDecide) {
   // The helper pays (0.8 of the time a chunk), but one window with it is disturbed (a scan of
   // /proc, another process): each way is judged by its least disturbed window.
