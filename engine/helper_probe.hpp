@@ -39,8 +39,9 @@ class helper_probe {
   static constexpr double kMargin = 0.98;
   /// The provisioner (--reuse never) works on unless its windows took this much more time than
   /// the others: the page zeroing it takes over is work the worker must otherwise do itself, and
-  /// with the stricter margin noise in the windows took it off in a third of a run (16 GiB into
-  /// pv -S, --stats rates, medians of 5: 15.5 GiB/s with the probe, 16.6 with it always on).
+  /// with the stricter margin noise in the windows took it off for a third of some runs (16 GiB
+  /// into pv -S, --stats rates, medians of 5: 15.5 GiB/s with the probe, 16.6 with it always on;
+  /// paired whole runs, this margin against that one: 1.008 of the time, within the noise).
   static constexpr double kProvisionerMargin = 1.02;
 
   /// The counts above are for chunks of 1 MiB; with larger chunks (`chunk_mib`), proportionally
