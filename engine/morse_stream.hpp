@@ -15,13 +15,19 @@ struct kernel_arch;
 enum class morse_direction { encode, decode };
 
 /// How a regular file is taken in. Mapping it costs a page-table entry a page unless the page
-/// cache holds it in huge pages: measured on a 2-CPU VM (shadow page tables), encoding a 2 GiB
-/// file written by cat took 1.09 s mapped and 0.56 s with pread, a file written in one write(2)
-/// (huge pages in the page cache) 0.11 s mapped and 0.14 s with pread.
+/// cache holds it in huge pages, and what a page-table entry costs depends on the machine:
+/// measured on a 2-CPU VM with shadow page tables, encoding a 2 GiB file written by cat took
+/// 1.09 s mapped and 0.56 s with pread; on a 2-CPU KVM guest (nested page tables) 256 MiB
+/// written by cat encoded in 0.092 s mapped and 0.111 s with pread, and its Morse decoded in
+/// 0.202 and 0.238 s. A file written in one write(2) (huge pages in the page cache): 0.11 s
+/// mapped and 0.14 s with pread on the first.
 enum class input_mapping {
-  automatic,  ///< map a file whose first huge page the kernel maps whole (FilePmdMapped); else read it
-  always,     ///< map every regular file that can be mapped
-  never,      ///< read every input
+  /// map a file whose first huge page the kernel maps whole (FilePmdMapped), or one whose pages
+  /// a sample shows faulted in faster than copied (reading_maps_faster in morse_stream.cpp);
+  /// else read it
+  automatic,
+  always,  ///< map every regular file that can be mapped
+  never,   ///< read every input
 };
 
 struct morse_stream_options {
