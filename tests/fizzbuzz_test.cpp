@@ -547,6 +547,58 @@ TEST(FizzBuzzArch, KernelAtEveryPhaseOfTheHundred) {
   }
 }
 
+// The kernels store whole aligned vectors where they can: wherever the output starts (all 64
+// phases), the bytes before it stay as they were, the output is the oracle's, and nothing is
+// written more than a vector (64 bytes at most) past the returned end. Prefixes that cross a
+// hundred (t near 99) in the first, a middle and the last pair of blocks.
+TEST(FizzBuzzArch, KernelAtEveryOutputAlignment) {
+  std::vector<fizzgen::kernel_arch const*> kernels;
+  for (auto const* arch : available_archs())
+    if (arch->blocks != nullptr) kernels.push_back(arch);
+  if (kernels.empty()) GTEST_SKIP() << "no vector kernel on this CPU";
+  constexpr char kUntouched = '\x01';
+  int checked = 0;
+  for (std::size_t const len : {2, 5, 6, 7, 10, 16, 17}) {
+    for (unsigned const t : {0u, 93u, 96u, 99u}) {
+      std::string prefix(len - 2, '0');  // high digits 10...0, then t
+      if (!prefix.empty()) prefix[0] = '1';
+      prefix.push_back(static_cast<char>('0' + t / 10));
+      prefix.push_back(static_cast<char>('0' + t % 10));
+      while (oracle::mod(prefix, 3) != 0) prefix = oracle::add(prefix, "1");
+      if (prefix.size() != len || prefix[0] == '0') continue;
+      // Only blocks whose next prefix keeps len digits, as the callers use them.
+      std::uint64_t const room = (std::stoull(std::string(len, '9')) - std::stoull(prefix)) / 3;
+      for (std::uint64_t const count : {2u, 35u}) {
+        std::uint64_t const blocks = std::min<std::uint64_t>(count, room);
+        if (blocks == 0) continue;
+        std::string const want = oracle::fizzbuzz_lines(prefix + "1", oracle::classic(), 30 * blocks);
+        for (auto const* arch : kernels) {
+          for (std::size_t shift = 0; shift < 64; ++shift) {
+            std::vector<char> buffer(64 + 64 + want.size() + 256, kUntouched);
+            auto const base = reinterpret_cast<std::uintptr_t>(buffer.data());
+            char* const out = buffer.data() + ((64 - base % 64) % 64 + 64 + shift);
+            std::string p = prefix;
+            char* const end = arch->blocks(out, p.data(), len, blocks);
+            std::string const at = std::string(arch->name) + " prefix " + prefix + " blocks " + std::to_string(blocks) +
+                                   " at 64k+" + std::to_string(shift);
+            ASSERT_EQ(static_cast<std::size_t>(end - out), want.size()) << at;
+            ASSERT_EQ(oracle::first_difference(std::string(out, want.size()), want), "") << at;
+            ASSERT_EQ(p, oracle::add(prefix, std::to_string(3 * blocks))) << at;
+            ASSERT_EQ(std::count(buffer.data(), out, kUntouched), out - buffer.data())
+                << at << ": wrote before the start";
+            ++checked;
+            ASSERT_EQ(std::count(end + 64, buffer.data() + buffer.size(), kUntouched),
+                      buffer.data() + buffer.size() - (end + 64))
+                << at << ": wrote more than 64 bytes past the end";
+          }
+        }
+      }
+    }
+  }
+  // Every width and phase above made some calls (a prefix that does not fit is skipped).
+  EXPECT_GE(checked, 6 * 3 * 64 * static_cast<int>(kernels.size()));
+}
+
 }  // namespace
 
 // ---- the custom-rules template kernel against the oracle ----------------------------------------

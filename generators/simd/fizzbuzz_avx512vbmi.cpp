@@ -36,28 +36,32 @@ constexpr std::size_t kMaxVectors = (kMaxBlock + 63) / 64;
 /// at prefix length len; returns vectors used. Number n*lines + j has the prefix in source slot
 /// j/10, `slot` bytes each; its digit i at byte i of the slot, or with `pinned` its last two
 /// digits at the slot's last two bytes.
-std::size_t build_table(std::uint8_t* table, std::size_t len, int lines, std::size_t slot, bool pinned) noexcept {
+std::size_t build_table(std::uint8_t* table, std::size_t len, int lines, std::size_t slot, bool pinned,
+                        std::uint8_t constants = kDigits) noexcept {
+  // The constant bytes "0123456789FizBu\n" from source byte `constants` on.
+  auto const at = [constants](std::uint8_t k) { return static_cast<std::uint8_t>(constants + (k - kDigits)); };
+  std::uint8_t const f = at(kF), i_ = at(kI), z = at(kZ), bee = at(kB), u = at(kU), newline = at(kNewline);
   std::uint8_t* t = table;
   auto word = [&](std::initializer_list<std::uint8_t> bytes) {
     for (std::uint8_t b : bytes) *t++ = b;
   };
   for (int j = 1; j <= lines; ++j) {
     if (j % 15 == 0) {
-      word({kF, kI, kZ, kZ, kB, kU, kZ, kZ, kNewline});
+      word({f, i_, z, z, bee, u, z, z, newline});
     } else if (j % 3 == 0) {
-      word({kF, kI, kZ, kZ, kNewline});
+      word({f, i_, z, z, newline});
     } else if (j % 5 == 0) {
-      word({kB, kU, kZ, kZ, kNewline});
+      word({bee, u, z, z, newline});
     } else {
       std::size_t const base = slot * static_cast<std::size_t>(j / 10);
       for (std::size_t i = 0; i < len; ++i)
         *t++ = static_cast<std::uint8_t>(base + (pinned && i + 2 >= len ? slot - (len - i) : i));
-      word({static_cast<std::uint8_t>(kDigits + j % 10), kNewline});
+      word({static_cast<std::uint8_t>(constants + j % 10), newline});
     }
   }
   std::size_t const bytes = static_cast<std::size_t>(t - table);
   std::size_t const vectors = (bytes + 63) / 64;
-  std::memset(t, kNewline, vectors * 64 - bytes);  // tail bytes: overwritten by the next block
+  std::memset(t, newline, vectors * 64 - bytes);  // tail bytes: overwritten by the next block
   return vectors;
 }
 
@@ -164,13 +168,26 @@ char* write_blocks_short(char* out, __m256i& prefix, __m256i one, std::size_t le
 // Prefixes up to 16 digits take pairs of blocks: the six prefixes of 60 lines fit a 128-byte
 // source as 16-byte slots, so one source serves twice the stores and its cost per store halves.
 // In its slot a prefix keeps its high digits at bytes 0..len-3 and its last two digits at bytes
-// 14 and 15, whatever the width, so the table of those last digits is one constant.
-constexpr std::size_t kPairMaxLen = 16;
+// 14 and 15, whatever the width, so the table of those last digits is one constant. Slot 6 holds
+// the first prefix of the next pair and slot 7 the constant bytes.
+//
+// From 6 prefix digits on, every store is a whole aligned 64-byte line: a pair's bytes are cut
+// at the output's 64-byte boundaries instead of its own, so a line is written once and never
+// split between two (unaligned stores: 1.2x the time of aligned ones into L2 here, and a pair of
+// 16d+94-byte blocks is never a multiple of 64). The windows of a pair are loads from one
+// linear index table at the pair's phase; the last window reaches into the next pair's first
+// ten lines (slot 6), which from 6 digits on are longer than 63 bytes. Below 6 digits (the
+// first million numbers) the pairs are written with overlapping unaligned stores.
+constexpr std::size_t kPairMaxLen = 16, kAlignedMinLen = 6;
 constexpr std::size_t kPairMaxVectors = (2 * (16 * (kPairMaxLen + 1) + 94) + 63) / 64;
 constexpr std::size_t kPairSlot = 16, kTens = 14, kUnits = 15;
+constexpr std::uint8_t kPairConstants = 112;  // slot 7
+/// The linear index table: 64 bytes before the pair (the first window of a chunk that starts
+/// inside a line, masked), the pair's 60 lines and the next ten, padding for the windows past them.
+constexpr std::size_t kLineIndexBytes = 64 * (kPairMaxVectors + 4);
 
-/// pair_lows[t]: the source of a pair of blocks without the high digits: slot s holds the last
-/// two digits of t + s (mod 100), and bytes 96..111 the constant bytes.
+/// pair_lows[t]: the source of a pair of blocks without the high digits: slot s < 7 holds the
+/// last two digits of t + s (mod 100), slot 7 the constant bytes.
 struct pair_lows {
   alignas(64) std::uint8_t bytes[100][128];
 };
@@ -179,60 +196,99 @@ constexpr pair_lows make_pair_lows() noexcept {
   pair_lows l{};
   constexpr char kConstantBytes[] = "0123456789FizBu\n";
   for (unsigned t = 0; t < 100; ++t) {
-    for (unsigned s = 0; s < 6; ++s) {
+    for (unsigned s = 0; s < 7; ++s) {
       l.bytes[t][16 * s + kTens] = static_cast<std::uint8_t>('0' + (t + s) % 100 / 10);
       l.bytes[t][16 * s + kUnits] = static_cast<std::uint8_t>('0' + (t + s) % 10);
     }
-    for (unsigned c = 0; c < 16; ++c) l.bytes[t][kDigits + c] = static_cast<std::uint8_t>(kConstantBytes[c]);
+    for (unsigned c = 0; c < 16; ++c) l.bytes[t][kPairConstants + c] = static_cast<std::uint8_t>(kConstantBytes[c]);
   }
   return l;
 }
 
 constexpr pair_lows kPairLows = make_pair_lows();
 
-/// The high digits (bytes [0, n)) plus one; past the last prefix of the stream the width may not
-/// hold it, but such a high is never written.
-void increment_high(std::uint8_t* high, std::size_t n) noexcept {
-  std::size_t i = n;
-  while (i > 0 && high[i - 1] == '9') high[--i] = '0';
-  if (i > 0) ++high[i - 1];
+/// The high digits (bytes [0, n) of h, zero after) plus one, in registers: byte stores followed
+/// by a vector load of the same bytes wait for the stores (7% of a kernel's time in a profile
+/// when it was done in memory). Past the last prefix of the stream the width may not hold it
+/// (all nines become zeros), but such a high is never written.
+__m128i increment_high(__m128i h, std::size_t n) noexcept {
+  if (n == 0) return h;
+  auto const field = static_cast<std::uint32_t>((1u << n) - 1);
+  auto const nines = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(h, _mm_set1_epi8('9')))) & field;
+  std::uint32_t const others = ~nines & field;  // the last of them is the digit that goes up
+  unsigned const up = others == 0 ? 32 : 31 - static_cast<unsigned>(__builtin_clz(others));
+  std::uint64_t const zeros = up == 32 ? field : field & ~((2u << up) - 1);
+  __m512i v = _mm512_mask_mov_epi8(_mm512_zextsi128_si512(h), zeros, _mm512_set1_epi8('0'));
+  if (up != 32) v = _mm512_mask_add_epi8(v, std::uint64_t{1} << up, v, _mm512_set1_epi8(1));
+  return _mm512_castsi512_si128(v);
 }
 
-/// Writes `pairs` pairs of blocks with V output vectors each, from the prefix in digits[0, len),
-/// 2 <= len <= kPairMaxLen; leaves the next prefix there. A run of pairs within a hundred starts
-/// from the high digits ORed with a row of kPairLows and adds 6 to the last digits from pair to
-/// pair; the pair whose six prefixes cross a hundred takes the next high digits in the slots past
-/// it by a mask blend.
-template <std::size_t V>
-char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t const* table,
+/// Writes `pairs` pairs of blocks of V output vectors (rounded up) each, from the prefix in
+/// digits[0, len), 2 <= len <= kPairMaxLen (Aligned: from kAlignedMinLen); leaves the next prefix
+/// there. `index` is the linear index table, from its pair's first byte (64 bytes before it
+/// readable). A run of pairs within a hundred starts from the high digits ORed with a row of
+/// kPairLows and adds 6 to the last digits from pair to pair; the pair whose seven prefixes cross
+/// a hundred takes the next high digits in the slots past it by a mask blend.
+template <std::size_t V, bool Aligned>
+char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t const* index,
                   std::uint64_t pairs) noexcept {
-  __m512i index[V];
-  for (std::size_t v = 0; v < V; ++v) index[v] = _mm512_load_si512(table + 64 * v);
   std::size_t const pair_bytes = 2 * (16 * (len + 1) + 94);
   std::size_t const high_len = len - 2;
   unsigned t = (digits[len - 2] - '0') * 10u + (digits[len - 1] - '0');
-  alignas(16) std::uint8_t high_bytes[16] = {}, next_bytes[16] = {};
+  alignas(16) std::uint8_t high_bytes[16] = {};
   std::memcpy(high_bytes, digits, high_len);
-  std::memcpy(next_bytes, digits, high_len);
-  increment_high(next_bytes, high_len);
-  // Slots 0..3 in the first source vector, 4 and 5 in the second (its slots 6 and 7 are zero).
-  auto spread = [](std::uint8_t const* bytes, __m512i& lo, __m512i& hi) {
-    __m128i const h = _mm_load_si128(reinterpret_cast<__m128i const*>(bytes));
+  __m128i high = _mm_load_si128(reinterpret_cast<__m128i const*>(high_bytes));
+  __m128i next = increment_high(high, high_len);
+  // Slots 0..3 in the first source vector, 4..6 in the second (its slot 7 is the constants').
+  auto spread = [](__m128i h, __m512i& lo, __m512i& hi) {
     lo = _mm512_broadcast_i32x4(h);
-    hi = _mm512_maskz_broadcast_i32x4(0x00FF, h);
+    hi = _mm512_maskz_broadcast_i32x4(0x0FFF, h);
   };
   __m512i high_lo, high_hi, next_lo, next_hi;
-  spread(high_bytes, high_lo, high_hi);
-  spread(next_bytes, next_lo, next_hi);
+  spread(high, high_lo, high_hi);
+  spread(next, next_lo, next_hi);
+  char* start = out;  // the pair's first byte
+  // Aligned: the first window of the pair that starts at or after its first byte, at start + at;
+  // the bytes before it were written by the pair before (or, for the first, by a masked store).
+  std::size_t at = Aligned ? (0 - reinterpret_cast<std::uintptr_t>(out)) & 63 : 0;
+  __m512i fixed[Aligned ? 1 : V];
+  if constexpr (!Aligned) {
+    for (std::size_t v = 0; v < V; ++v) fixed[v] = _mm512_load_si512(index + 64 * v);
+  }
+  auto window = [&](std::size_t from, __m512i lo, __m512i hi) {
+    return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi);
+  };
+  bool first = Aligned && at != 0;
   auto emit = [&](__m512i lo, __m512i hi) {
-    for (std::size_t v = 0; v < V; ++v) _mm512_storeu_si512(out + 64 * v, _mm512_permutex2var_epi8(lo, index[v], hi));
-    out += pair_bytes;
+    if constexpr (Aligned) {
+      if (first) [[unlikely]] {  // the chunk's bytes before its first aligned line
+        _mm512_mask_storeu_epi8(start + at - 64, ~std::uint64_t{0} << (64 - at),
+                                _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + at - 64), hi));
+        first = false;
+      }
+      if (pairs > 1) [[likely]] {
+        // Always V windows: one past the pair's bytes starts the next pair's first window and is
+        // written again, the same line, by that pair.
+        for (std::size_t v = 0; v + 1 < V; ++v) _mm512_store_si512(start + at + 64 * v, window(at + 64 * v, lo, hi));
+        if (at + 64 * (V - 1) < pair_bytes)
+          _mm512_store_si512(start + at + 64 * (V - 1), window(at + 64 * (V - 1), lo, hi));
+      } else {  // the last pair: no store past its end but the one that finishes its last line
+        for (std::size_t from = at; from < pair_bytes; from += 64)
+          _mm512_store_si512(start + from, window(from, lo, hi));
+      }
+      at = (at - pair_bytes) & 63;
+    } else {
+      for (std::size_t v = 0; v < V; ++v)
+        _mm512_storeu_si512(start + 64 * v, _mm512_permutex2var_epi8(lo, fixed[v], hi));
+    }
+    start += pair_bytes;
+    --pairs;
   };
   auto next_hundred = [&] {
-    std::memcpy(high_bytes, next_bytes, 16);
+    high = next;
     high_lo = next_lo, high_hi = next_hi;
-    increment_high(next_bytes, high_len);
-    spread(next_bytes, next_lo, next_hi);
+    next = increment_high(next, high_len);
+    spread(next, next_lo, next_hi);
   };
   // Adds 6 to the last two digits of the slots whose last 16-bit word is in `slots`: tens in the
   // word's low byte, units in its high one, so a units digit past '9' gives a word of at least
@@ -247,35 +303,30 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
   auto lows = [](unsigned row, unsigned half) { return _mm512_load_si512(kPairLows.bytes[row] + 64 * half); };
 
   while (pairs > 0) {
-    // Pairs whose six prefixes t .. t+5 stay within this hundred.
-    std::uint64_t const run = std::min<std::uint64_t>(pairs, (100 - t) / 6);
+    // Pairs whose seven prefixes t .. t+6 stay within this hundred; then t is 94..99.
+    std::uint64_t const run = std::min<std::uint64_t>(pairs, (99 - t) / 6);
     __m512i lo = _mm512_or_si512(high_lo, lows(t, 0)), hi = _mm512_or_si512(high_hi, lows(t, 1));
     for (std::uint64_t b = 0; b < run; ++b) {
       emit(lo, hi);
-      lo = add6(lo, 0x80808080u), hi = add6(hi, 0x8080u);
+      lo = add6(lo, 0x80808080u), hi = add6(hi, 0x808080u);
     }
     t += static_cast<unsigned>(6 * run);
-    pairs -= run;
-    if (t == 100) {  // the run ended at the hundred
-      t = 0;
-      next_hundred();
-      continue;
-    }
     if (pairs == 0) break;
-    // The pair that crosses into the next hundred: slots s >= 100 - t, two 64-bit lanes each.
+    // The pair that crosses into the next hundred: slots s >= 100 - t, two 64-bit lanes each
+    // (slot 7's high digits are zero in both).
     unsigned const cross = 100 - t;
-    auto const all = static_cast<std::uint16_t>(0xFFFu << (2 * cross));
+    auto const all = static_cast<std::uint16_t>(0xFFFFu << (2 * cross));
     auto const k_lo = static_cast<__mmask8>(all), k_hi = static_cast<__mmask8>(all >> 8);
     emit(_mm512_or_si512(_mm512_mask_blend_epi64(k_lo, high_lo, next_lo), lows(t, 0)),
          _mm512_or_si512(_mm512_mask_blend_epi64(k_hi, high_hi, next_hi), lows(t, 1)));
     t = t + 6 - 100;
     next_hundred();
-    --pairs;
   }
+  _mm_store_si128(reinterpret_cast<__m128i*>(high_bytes), high);
   std::memcpy(digits, high_bytes, high_len);
   digits[len - 2] = static_cast<std::uint8_t>('0' + t / 10);
   digits[len - 1] = static_cast<std::uint8_t>('0' + t % 10);
-  return out;
+  return start;
 }
 
 /// write(std::integral_constant<std::size_t, vectors>{}), for vectors in [1, sizeof...(V)].
@@ -297,20 +348,37 @@ char* fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, 
 char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept {
   if (prefix_len > 32) return fizzbuzz_blocks_avx512bw(out, prefix, prefix_len, blocks);
   std::size_t const len = prefix_len;
+  // The tables of the last width this thread wrote: a chunk is one call, and building them
+  // (byte by byte) each time cost 3% of a chunk of 1 MiB.
+  struct tables {
+    std::size_t len = 0, block_vectors = 0;
+    alignas(64) std::uint8_t line_index[kLineIndexBytes];
+    alignas(64) std::uint8_t block[kMaxVectors * 64];
+  };
+  thread_local tables cached;
+  if (cached.len != len) {
+    std::memset(cached.line_index, kPairConstants + (kNewline - kDigits), sizeof cached.line_index);
+    if (len >= 2 && len <= kPairMaxLen)
+      (void)build_table(cached.line_index + 64, len, 70, kPairSlot, true, kPairConstants);
+    cached.block_vectors = build_table(cached.block, len, 30, 32, false);
+    cached.len = len;
+  }
+  std::uint8_t const* const line_index = cached.line_index;
   if (len >= 2 && len <= kPairMaxLen && blocks >= 2) {
-    alignas(64) std::uint8_t pair_table[kPairMaxVectors * 64];
-    std::size_t const vectors = build_table(pair_table, len, 60, kPairSlot, true);
+    std::size_t const vectors = (2 * (16 * (len + 1) + 94) + 63) / 64;
     alignas(16) std::uint8_t digits[16];
     std::memcpy(digits, prefix, len);
     out = dispatch_vectors(vectors, std::make_index_sequence<kPairMaxVectors>{}, [&](auto v) {
-      return write_pairs<decltype(v)::value>(out, digits, len, pair_table, blocks / 2);
+      return len >= kAlignedMinLen
+                 ? write_pairs<decltype(v)::value, true>(out, digits, len, line_index + 64, blocks / 2)
+                 : write_pairs<decltype(v)::value, false>(out, digits, len, line_index + 64, blocks / 2);
     });
     std::memcpy(prefix, digits, len);
     blocks %= 2;
     if (blocks == 0) return out;
   }
-  alignas(64) std::uint8_t table[kMaxVectors * 64];
-  std::size_t const vectors = build_table(table, len, 30, 32, false);
+  std::uint8_t const* const table = cached.block;
+  std::size_t const vectors = cached.block_vectors;
 
   alignas(32) std::uint8_t bytes[32] = {};
   std::memcpy(bytes, prefix, len);
