@@ -25,6 +25,11 @@
 #include <utility>
 
 namespace fizzgen {
+
+/// The generic kernel compiled for AVX-512BW (its own file: never instantiated here, so the linker
+/// cannot mix the two builds), which takes the prefixes too long for the permutation table.
+char* fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
+
 namespace {
 
 constexpr int kDigits = 96;  // source bytes 96..105: '0'..'9'
@@ -267,8 +272,8 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
         first = false;
       }
       if (pairs > 1) [[likely]] {
-        // Always V windows: one past the pair's bytes starts the next pair's first window and is
-        // written again, the same line, by that pair.
+        // V - 1 windows always reach into the pair; the last one only at some phases (a
+        // branch measured faster than storing it always, to be written again by the next pair).
         for (std::size_t v = 0; v + 1 < V; ++v) _mm512_store_si512(start + at + 64 * v, window(at + 64 * v, lo, hi));
         if (at + 64 * (V - 1) < pair_bytes)
           _mm512_store_si512(start + at + 64 * (V - 1), window(at + 64 * (V - 1), lo, hi));
@@ -329,6 +334,102 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
   return start;
 }
 
+// Wider prefixes (33 to 106 digits) take single blocks, every store a whole aligned line as
+// above: one source of 128 bytes holds the high digits once (bytes 0..len-3, shared by the
+// block's three prefixes and the next block's first, which the last window reaches into), the
+// last two digits of those four prefixes at bytes 104..111, and the constant bytes. A block
+// whose four prefixes do not share their high digits (one in about 33) is written by the
+// generic kernel, and the block after it starts with a masked store.
+constexpr std::size_t kWideMinLen = 33, kWideMaxLen = 106;
+constexpr std::uint8_t kWideLows = 104;
+/// The padding before the block, its 30 lines and the next block's first ten, padding after.
+constexpr std::size_t kWideIndexBytes = 64 + 40 * (kWideMaxLen + 2) + 128;
+
+/// The linear index table of a block at prefix length len (kWideMinLen..kWideMaxLen), from
+/// table + 64; the bytes before and after index a newline.
+void build_wide_table(std::uint8_t* table, std::size_t len) noexcept {
+  auto const at = [](std::uint8_t k) { return static_cast<std::uint8_t>(kPairConstants + (k - kDigits)); };
+  std::memset(table, at(kNewline), kWideIndexBytes);
+  std::uint8_t* t = table + 64;
+  auto word = [&](std::initializer_list<std::uint8_t> bytes) {
+    for (std::uint8_t b : bytes) *t++ = at(b);
+  };
+  for (int j = 1; j <= 40; ++j) {
+    if (j % 15 == 0) {
+      word({kF, kI, kZ, kZ, kB, kU, kZ, kZ, kNewline});
+    } else if (j % 3 == 0) {
+      word({kF, kI, kZ, kZ, kNewline});
+    } else if (j % 5 == 0) {
+      word({kB, kU, kZ, kZ, kNewline});
+    } else {
+      auto const pair = static_cast<std::uint8_t>(kWideLows + 2 * (j / 10));
+      for (std::size_t i = 0; i + 2 < len; ++i) *t++ = static_cast<std::uint8_t>(i);
+      *t++ = pair;
+      *t++ = static_cast<std::uint8_t>(pair + 1);
+      word({static_cast<std::uint8_t>(kDigits + j % 10), kNewline});
+    }
+  }
+}
+
+/// Writes `blocks` blocks at prefix length len (kWideMinLen..kWideMaxLen) from the prefix in
+/// prefix[0, len), leaving the next prefix there; `index` is build_wide_table's, from its
+/// block's first byte.
+char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* index, std::uint64_t blocks) noexcept {
+  std::size_t const block_bytes = 16 * (len + 1) + 94;
+  std::size_t const whole = block_bytes / 64;  // windows that start in the block at any phase
+  char* start = out;
+  std::size_t at = (0 - reinterpret_cast<std::uintptr_t>(out)) & 63;
+  bool first = at != 0;
+  // The last two digits of the four prefixes as 16-bit words 20..23 of the source's second half,
+  // tens in the low byte: plus three, a units digit past '9' carries as in write_pairs' add6.
+  __m512i const three = _mm512_set1_epi16(0x0300), carry_at = _mm512_set1_epi16(0x3A00),
+                carry = _mm512_set1_epi16(0x09FF);
+  constexpr __mmask32 kLows = 0x00F00000;
+  while (blocks > 0) {
+    unsigned t = static_cast<unsigned>(prefix[len - 2] - '0') * 10u + static_cast<unsigned>(prefix[len - 1] - '0');
+    if (t > 96) {  // the four prefixes cross a hundred
+      start = fizzbuzz_blocks_avx512bw(start, prefix, len, 1);
+      at = (0 - reinterpret_cast<std::uintptr_t>(start)) & 63;
+      first = at != 0;
+      --blocks;
+      continue;
+    }
+    std::uint64_t const run = std::min<std::uint64_t>(blocks, (96 - t) / 3 + 1);
+    alignas(64) std::uint8_t source[128] = {};
+    std::memcpy(source, prefix, len - 2);
+    for (unsigned k = 0; k < 4; ++k) {
+      source[kWideLows + 2 * k] = static_cast<std::uint8_t>('0' + (t + k) / 10);
+      source[kWideLows + 2 * k + 1] = static_cast<std::uint8_t>('0' + (t + k) % 10);
+    }
+    std::memcpy(source + kPairConstants, "0123456789FizBu\n", 16);
+    __m512i const lo = _mm512_load_si512(source);
+    __m512i hi = _mm512_load_si512(source + 64);
+    for (std::uint64_t b = 0; b < run; ++b) {
+      if (first) [[unlikely]] {
+        _mm512_mask_storeu_epi8(start + at - 64, ~std::uint64_t{0} << (64 - at),
+                                _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + at - 64), hi));
+        first = false;
+      }
+      // The same count of windows for every block, then the one that only some phases need: a
+      // loop whose count never changes is predicted.
+      std::size_t from = at;
+      for (std::size_t v = 0; v < whole; ++v, from += 64)
+        _mm512_store_si512(start + from, _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi));
+      if (from < block_bytes)
+        _mm512_store_si512(start + from, _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi));
+      start += block_bytes;
+      at = (at - block_bytes) & 63;
+      __m512i const w = _mm512_mask_add_epi16(hi, kLows, hi, three);
+      hi = _mm512_mask_sub_epi16(w, _mm512_mask_cmpge_epu16_mask(kLows, w, carry_at), w, carry);
+    }
+    t += static_cast<unsigned>(3 * run);
+    prefix[len - 2] = static_cast<char>('0' + t / 10);
+    prefix[len - 1] = static_cast<char>('0' + t % 10);
+    blocks -= run;
+  }
+  return start;
+}
+
 /// write(std::integral_constant<std::size_t, vectors>{}), for vectors in [1, sizeof...(V)].
 template <class Write, std::size_t... V>
 char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, Write write) noexcept {
@@ -340,29 +441,28 @@ char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, Write wri
 
 }  // namespace
 
-/// The generic kernel compiled for AVX-512BW (its own file: never instantiated here, so the linker
-/// cannot mix the two builds), which takes the prefixes too long for the permutation table.
-char* fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
-
 /// See fizzbuzz_blocks. Stores up to 64 bytes past the returned end.
 char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept {
-  if (prefix_len > 32) return fizzbuzz_blocks_avx512bw(out, prefix, prefix_len, blocks);
   std::size_t const len = prefix_len;
+  if (len > kWideMaxLen) return fizzbuzz_blocks_avx512bw(out, prefix, len, blocks);
   // The tables of the last width this thread wrote: a chunk is one call, and building them
   // (byte by byte) each time cost 3% of a chunk of 1 MiB.
   struct tables {
     std::size_t len = 0, block_vectors = 0;
     alignas(64) std::uint8_t line_index[kLineIndexBytes];
     alignas(64) std::uint8_t block[kMaxVectors * 64];
+    alignas(64) std::uint8_t wide[kWideIndexBytes];
   };
   thread_local tables cached;
   if (cached.len != len) {
     std::memset(cached.line_index, kPairConstants + (kNewline - kDigits), sizeof cached.line_index);
     if (len >= 2 && len <= kPairMaxLen)
       (void)build_table(cached.line_index + 64, len, 70, kPairSlot, true, kPairConstants);
-    cached.block_vectors = build_table(cached.block, len, 30, 32, false);
+    if (len <= 32) cached.block_vectors = build_table(cached.block, len, 30, 32, false);
+    if (len >= kWideMinLen) build_wide_table(cached.wide, len);
     cached.len = len;
   }
+  if (len >= kWideMinLen) return write_wide(out, prefix, len, cached.wide + 64, blocks);
   std::uint8_t const* const line_index = cached.line_index;
   if (len >= 2 && len <= kPairMaxLen && blocks >= 2) {
     std::size_t const vectors = (2 * (16 * (len + 1) + 94) + 63) / 64;
