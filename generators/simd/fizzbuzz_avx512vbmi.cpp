@@ -337,20 +337,23 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
 // Wider prefixes (33 to 106 digits) take single blocks, every store a whole aligned line as
 // above: one source of 128 bytes holds the high digits once (bytes 0..len-3, shared by the
 // block's three prefixes and the next block's first, which the last window reaches into), the
-// last two digits of those four prefixes at bytes 104..111, and the constant bytes. A block
-// whose four prefixes do not share their high digits (one in about 33) is written by the
-// generic kernel, and the block after it starts with a masked store.
+// last two digits of those four prefixes at bytes 104..111, and the constant bytes. In the block
+// whose four prefixes cross a hundred (one in about 33) each window is permuted from two
+// sources, the high digits and the high digits plus one, and blended by the decade of each
+// byte's line (handing that block to the generic kernel cost 17% of the time at 59 digits).
 constexpr std::size_t kWideMinLen = 33, kWideMaxLen = 106;
 constexpr std::uint8_t kWideLows = 104;
 /// The padding before the block, its 30 lines and the next block's first ten, padding after.
 constexpr std::size_t kWideIndexBytes = 64 + 40 * (kWideMaxLen + 2) + 128;
 
-/// The linear index table of a block at prefix length len (kWideMinLen..kWideMaxLen), from
-/// table + 64; the bytes before and after index a newline.
-void build_wide_table(std::uint8_t* table, std::size_t len) noexcept {
+/// For a block at prefix length len (kWideMinLen..kWideMaxLen), from 64 bytes on: `index`, the
+/// linear index table (the bytes before and after index a newline), and `decade`, the prefix
+/// (0..3, 3 the next block's first) of the line of each byte (0 for the words and padding).
+void build_wide_tables(std::uint8_t* index, std::uint8_t* decade, std::size_t len) noexcept {
   auto const at = [](std::uint8_t k) { return static_cast<std::uint8_t>(kPairConstants + (k - kDigits)); };
-  std::memset(table, at(kNewline), kWideIndexBytes);
-  std::uint8_t* t = table + 64;
+  std::memset(index, at(kNewline), kWideIndexBytes);
+  std::memset(decade, 0, kWideIndexBytes);
+  std::uint8_t* t = index + 64;
   auto word = [&](std::initializer_list<std::uint8_t> bytes) {
     for (std::uint8_t b : bytes) *t++ = at(b);
   };
@@ -362,63 +365,87 @@ void build_wide_table(std::uint8_t* table, std::size_t len) noexcept {
     } else if (j % 5 == 0) {
       word({kB, kU, kZ, kZ, kNewline});
     } else {
+      auto const line = static_cast<std::size_t>(t - index);
       auto const pair = static_cast<std::uint8_t>(kWideLows + 2 * (j / 10));
       for (std::size_t i = 0; i + 2 < len; ++i) *t++ = static_cast<std::uint8_t>(i);
       *t++ = pair;
       *t++ = static_cast<std::uint8_t>(pair + 1);
       word({static_cast<std::uint8_t>(kDigits + j % 10), kNewline});
+      std::memset(decade + line, j / 10, static_cast<std::size_t>(t - index) - line);
     }
   }
 }
 
+/// The digits at d[0, n) plus one (all nines become zeros).
+void increment_digits(std::uint8_t* d, std::size_t n) noexcept {
+  std::size_t i = n;
+  while (i > 0 && d[i - 1] == '9') d[--i] = '0';
+  if (i > 0) ++d[i - 1];
+}
+
 /// Writes `blocks` blocks at prefix length len (kWideMinLen..kWideMaxLen) from the prefix in
-/// prefix[0, len), leaving the next prefix there; `index` is build_wide_table's, from its
-/// block's first byte.
-char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* index, std::uint64_t blocks) noexcept {
+/// prefix[0, len), leaving the next prefix there; `index` and `decade` are build_wide_tables',
+/// from the block's first byte.
+char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* index, std::uint8_t const* decade,
+                 std::uint64_t blocks) noexcept {
   std::size_t const block_bytes = 16 * (len + 1) + 94;
   std::size_t const whole = block_bytes / 64;  // windows that start in the block at any phase
+  std::size_t const high_len = len - 2;
   char* start = out;
   std::size_t at = (0 - reinterpret_cast<std::uintptr_t>(out)) & 63;
-  bool first = at != 0;
+  // The chunk's bytes before its first aligned line, once, by a masked store.
+  std::uint64_t first = at != 0 ? ~std::uint64_t{0} << (64 - at) : 0;
+  // Writes a block's windows from `window(from)`.
+  auto windows = [&](auto window) {
+    if (first != 0) [[unlikely]] {
+      _mm512_mask_storeu_epi8(start + at - 64, first, window(at - 64));
+      first = 0;
+    }
+    // The same count of windows for every block, then the one that only some phases need: a
+    // loop whose count never changes is predicted.
+    std::size_t from = at;
+    for (std::size_t v = 0; v < whole; ++v, from += 64) _mm512_store_si512(start + from, window(from));
+    if (from < block_bytes) _mm512_store_si512(start + from, window(from));
+    start += block_bytes;
+    at = (at - block_bytes) & 63;
+  };
   // The last two digits of the four prefixes as 16-bit words 20..23 of the source's second half,
   // tens in the low byte: plus three, a units digit past '9' carries as in write_pairs' add6.
   __m512i const three = _mm512_set1_epi16(0x0300), carry_at = _mm512_set1_epi16(0x3A00),
                 carry = _mm512_set1_epi16(0x09FF);
   constexpr __mmask32 kLows = 0x00F00000;
+  alignas(64) std::uint8_t source[128] = {};
+  std::memcpy(source + kPairConstants, "0123456789FizBu\n", 16);
   while (blocks > 0) {
     unsigned t = static_cast<unsigned>(prefix[len - 2] - '0') * 10u + static_cast<unsigned>(prefix[len - 1] - '0');
-    if (t > 96) {  // the four prefixes cross a hundred
-      start = fizzbuzz_blocks_avx512bw(start, prefix, len, 1);
-      at = (0 - reinterpret_cast<std::uintptr_t>(start)) & 63;
-      first = at != 0;
+    std::memcpy(source, prefix, high_len);
+    for (unsigned k = 0; k < 4; ++k) {
+      source[kWideLows + 2 * k] = static_cast<std::uint8_t>('0' + (t + k) % 100 / 10);
+      source[kWideLows + 2 * k + 1] = static_cast<std::uint8_t>('0' + (t + k) % 10);
+    }
+    __m512i const lo = _mm512_load_si512(source);
+    __m512i hi = _mm512_load_si512(source + 64);
+    if (t > 96) {  // the four prefixes cross a hundred: those from 100 - t on take the next high
+      alignas(64) std::uint8_t up[128];
+      std::memcpy(up, source, sizeof up);
+      increment_digits(up, high_len);  // all nines only past the stream's last prefix: not written
+      __m512i const up_lo = _mm512_load_si512(up), up_hi = _mm512_load_si512(up + 64);
+      __m512i const later = _mm512_set1_epi8(static_cast<char>(100 - t));
+      windows([&](std::size_t from) {
+        __m512i const i = _mm512_loadu_si512(index + from);
+        return _mm512_mask_blend_epi8(_mm512_cmpge_epu8_mask(_mm512_loadu_si512(decade + from), later),
+                                      _mm512_permutex2var_epi8(lo, i, hi), _mm512_permutex2var_epi8(up_lo, i, up_hi));
+      });
+      std::memcpy(prefix, up, high_len);
+      t = t + 3 - 100;
+      prefix[len - 2] = static_cast<char>('0' + t / 10);
+      prefix[len - 1] = static_cast<char>('0' + t % 10);
       --blocks;
       continue;
     }
     std::uint64_t const run = std::min<std::uint64_t>(blocks, (96 - t) / 3 + 1);
-    alignas(64) std::uint8_t source[128] = {};
-    std::memcpy(source, prefix, len - 2);
-    for (unsigned k = 0; k < 4; ++k) {
-      source[kWideLows + 2 * k] = static_cast<std::uint8_t>('0' + (t + k) / 10);
-      source[kWideLows + 2 * k + 1] = static_cast<std::uint8_t>('0' + (t + k) % 10);
-    }
-    std::memcpy(source + kPairConstants, "0123456789FizBu\n", 16);
-    __m512i const lo = _mm512_load_si512(source);
-    __m512i hi = _mm512_load_si512(source + 64);
     for (std::uint64_t b = 0; b < run; ++b) {
-      if (first) [[unlikely]] {
-        _mm512_mask_storeu_epi8(start + at - 64, ~std::uint64_t{0} << (64 - at),
-                                _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + at - 64), hi));
-        first = false;
-      }
-      // The same count of windows for every block, then the one that only some phases need: a
-      // loop whose count never changes is predicted.
-      std::size_t from = at;
-      for (std::size_t v = 0; v < whole; ++v, from += 64)
-        _mm512_store_si512(start + from, _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi));
-      if (from < block_bytes)
-        _mm512_store_si512(start + from, _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi));
-      start += block_bytes;
-      at = (at - block_bytes) & 63;
+      windows([&](std::size_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
       __m512i const w = _mm512_mask_add_epi16(hi, kLows, hi, three);
       hi = _mm512_mask_sub_epi16(w, _mm512_mask_cmpge_epu16_mask(kLows, w, carry_at), w, carry);
     }
@@ -452,6 +479,7 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     alignas(64) std::uint8_t line_index[kLineIndexBytes];
     alignas(64) std::uint8_t block[kMaxVectors * 64];
     alignas(64) std::uint8_t wide[kWideIndexBytes];
+    alignas(64) std::uint8_t decade[kWideIndexBytes];
   };
   thread_local tables cached;
   if (cached.len != len) {
@@ -459,10 +487,10 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     if (len >= 2 && len <= kPairMaxLen)
       (void)build_table(cached.line_index + 64, len, 70, kPairSlot, true, kPairConstants);
     if (len <= 32) cached.block_vectors = build_table(cached.block, len, 30, 32, false);
-    if (len >= kWideMinLen) build_wide_table(cached.wide, len);
+    if (len >= kWideMinLen) build_wide_tables(cached.wide, cached.decade, len);
     cached.len = len;
   }
-  if (len >= kWideMinLen) return write_wide(out, prefix, len, cached.wide + 64, blocks);
+  if (len >= kWideMinLen) return write_wide(out, prefix, len, cached.wide + 64, cached.decade + 64, blocks);
   std::uint8_t const* const line_index = cached.line_index;
   if (len >= 2 && len <= kPairMaxLen && blocks >= 2) {
     std::size_t const vectors = (2 * (16 * (len + 1) + 94) + 63) / 64;
