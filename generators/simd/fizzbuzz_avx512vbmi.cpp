@@ -398,14 +398,15 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
   // Writes a block's windows from `window(from)`.
   auto windows = [&](auto window) {
     if (first != 0) [[unlikely]] {
-      _mm512_mask_storeu_epi8(start + at - 64, first, window(at - 64));
+      _mm512_mask_storeu_epi8(start + at - 64, first, window(static_cast<std::ptrdiff_t>(at) - 64));
       first = 0;
     }
     // The same count of windows for every block, then the one that only some phases need: a
     // loop whose count never changes is predicted.
     std::size_t from = at;
-    for (std::size_t v = 0; v < whole; ++v, from += 64) _mm512_store_si512(start + from, window(from));
-    if (from < block_bytes) _mm512_store_si512(start + from, window(from));
+    for (std::size_t v = 0; v < whole; ++v, from += 64)
+      _mm512_store_si512(start + from, window(static_cast<std::ptrdiff_t>(from)));
+    if (from < block_bytes) _mm512_store_si512(start + from, window(static_cast<std::ptrdiff_t>(from)));
     start += block_bytes;
     at = (at - block_bytes) & 63;
   };
@@ -431,7 +432,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
       increment_digits(up, high_len);  // all nines only past the stream's last prefix: not written
       __m512i const up_lo = _mm512_load_si512(up), up_hi = _mm512_load_si512(up + 64);
       __m512i const later = _mm512_set1_epi8(static_cast<char>(100 - t));
-      windows([&](std::size_t from) {
+      windows([&](std::ptrdiff_t from) {
         __m512i const i = _mm512_loadu_si512(index + from);
         return _mm512_mask_blend_epi8(_mm512_cmpge_epu8_mask(_mm512_loadu_si512(decade + from), later),
                                       _mm512_permutex2var_epi8(lo, i, hi), _mm512_permutex2var_epi8(up_lo, i, up_hi));
@@ -445,7 +446,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
     }
     std::uint64_t const run = std::min<std::uint64_t>(blocks, (96 - t) / 3 + 1);
     for (std::uint64_t b = 0; b < run; ++b) {
-      windows([&](std::size_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
+      windows([&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
       __m512i const w = _mm512_mask_add_epi16(hi, kLows, hi, three);
       hi = _mm512_mask_sub_epi16(w, _mm512_mask_cmpge_epu16_mask(kLows, w, carry_at), w, carry);
     }
