@@ -343,6 +343,7 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
 // byte's line (handing that block to the generic kernel cost 17% of the time at 59 digits).
 constexpr std::size_t kWideMinLen = 33, kWideMaxLen = 106;
 constexpr std::uint8_t kWideLows = 104;
+constexpr std::size_t kWideMaxWhole = (16 * (kWideMaxLen + 1) + 94) / 64;
 /// The padding before the block, its 30 lines and the next block's first ten, padding after.
 constexpr std::size_t kWideIndexBytes = 64 + 40 * (kWideMaxLen + 2) + 128;
 
@@ -386,10 +387,11 @@ void increment_digits(std::uint8_t* d, std::size_t n) noexcept {
 /// Writes `blocks` blocks at prefix length len (kWideMinLen..kWideMaxLen) from the prefix in
 /// prefix[0, len), leaving the next prefix there; `index` and `decade` are build_wide_tables',
 /// from the block's first byte.
+template <std::size_t W>
 char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* index, std::uint8_t const* decade,
                  std::uint64_t blocks) noexcept {
   std::size_t const block_bytes = 16 * (len + 1) + 94;
-  std::size_t const whole = block_bytes / 64;  // windows that start in the block at any phase
+  constexpr std::size_t whole = W;  // block_bytes / 64: windows that start in the block at any phase
   std::size_t const high_len = len - 2;
   char* start = out;
   std::size_t at = (0 - reinterpret_cast<std::uintptr_t>(out)) & 63;
@@ -491,7 +493,11 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     if (len >= kWideMinLen) build_wide_tables(cached.wide, cached.decade, len);
     cached.len = len;
   }
-  if (len >= kWideMinLen) return write_wide(out, prefix, len, cached.wide + 64, cached.decade + 64, blocks);
+  if (len >= kWideMinLen) {
+    return dispatch_vectors((16 * (len + 1) + 94) / 64, std::make_index_sequence<kWideMaxWhole>{}, [&](auto w) {
+      return write_wide<decltype(w)::value>(out, prefix, len, cached.wide + 64, cached.decade + 64, blocks);
+    });
+  }
   std::uint8_t const* const line_index = cached.line_index;
   if (len >= 2 && len <= kPairMaxLen && blocks >= 2) {
     std::size_t const vectors = (2 * (16 * (len + 1) + 94) + 63) / 64;
