@@ -264,14 +264,15 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
     return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi);
   };
   bool first = Aligned && at != 0;
-  auto emit = [&](__m512i lo, __m512i hi) {
+  // Writes a pair from the source lo:hi; `last`: the call's last pair.
+  auto emit = [&](__m512i lo, __m512i hi, bool last) {
     if constexpr (Aligned) {
       if (first) [[unlikely]] {  // the chunk's bytes before its first aligned line
         _mm512_mask_storeu_epi8(start + at - 64, ~std::uint64_t{0} << (64 - at),
                                 _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + at - 64), hi));
         first = false;
       }
-      if (pairs > 1) [[likely]] {
+      if (!last) [[likely]] {
         // V - 1 windows always reach into the pair; the last one only at some phases (a
         // branch measured faster than storing it always, to be written again by the next pair).
         for (std::size_t v = 0; v + 1 < V; ++v) _mm512_store_si512(start + at + 64 * v, window(at + 64 * v, lo, hi));
@@ -287,7 +288,6 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
         _mm512_storeu_si512(start + 64 * v, _mm512_permutex2var_epi8(lo, fixed[v], hi));
     }
     start += pair_bytes;
-    --pairs;
   };
   auto next_hundred = [&] {
     high = next;
@@ -312,7 +312,8 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
     std::uint64_t const run = std::min<std::uint64_t>(pairs, (99 - t) / 6);
     __m512i lo = _mm512_or_si512(high_lo, lows(t, 0)), hi = _mm512_or_si512(high_hi, lows(t, 1));
     for (std::uint64_t b = 0; b < run; ++b) {
-      emit(lo, hi);
+      emit(lo, hi, pairs == 1);
+      --pairs;
       lo = add6(lo, 0x80808080u), hi = add6(hi, 0x808080u);
     }
     t += static_cast<unsigned>(6 * run);
@@ -323,7 +324,8 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
     auto const all = static_cast<std::uint16_t>(0xFFFFu << (2 * cross));
     auto const k_lo = static_cast<__mmask8>(all), k_hi = static_cast<__mmask8>(all >> 8);
     emit(_mm512_or_si512(_mm512_mask_blend_epi64(k_lo, high_lo, next_lo), lows(t, 0)),
-         _mm512_or_si512(_mm512_mask_blend_epi64(k_hi, high_hi, next_hi), lows(t, 1)));
+         _mm512_or_si512(_mm512_mask_blend_epi64(k_hi, high_hi, next_hi), lows(t, 1)), pairs == 1);
+    --pairs;
     t = t + 6 - 100;
     next_hundred();
   }
