@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "generators/fizzbuzz_kernel.hpp"        // fizzbuzz_blocks::kLineBytes
-#include "generators/morse_fizzbuzz_kernel.hpp"  // morse_fizzbuzz_blocks_<arch>: avx512vbmi CPUs run the avx512bw one
+#include "generators/morse_fizzbuzz_kernel.hpp"  // morse_fizzbuzz_blocks_<arch>
 
 namespace fizzgen {
 
@@ -46,7 +46,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
     bool const vbmi = avx512 && __builtin_cpu_supports("avx512vbmi");
     // The Morse encoder's vpcompressb is VBMI2, its bit transpose GFNI, its mask arithmetic
     // pext/pdep BMI2 (the decoder needs VBMI's vpmultishiftqb and VBMI2's vpcompressb); its
-    // FizzBuzz kernels are those of avx512vbmi.
+    // FizzBuzz kernels (plain and Morse) are those of avx512vbmi.
     bool const vbmi2 = vbmi && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("gfni") &&
                        __builtin_cpu_supports("bmi2");
     // The avx512bw and avx512vbmi rows encode and decode Morse with the avx2 kernels: every AVX-512
@@ -61,7 +61,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .rules = rule_template_avx512vbmi,
          .rules_lane = 64,
          .morse_encode = morse::morse_encode_avx512vbmi2,
-         .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
+         .morse_blocks = morse_fizzbuzz_blocks_avx512vbmi,
          .morse_decode = morse::morse_decode_avx512vbmi2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
         {.name = "avx512vbmi",
@@ -72,7 +72,7 @@ std::array<kernel_arch, 6> const& table() noexcept {
          .rules = rule_template_avx512vbmi,
          .rules_lane = 64,
          .morse_encode = morse::morse_encode_avx2,
-         .morse_blocks = morse_fizzbuzz_blocks_avx512bw,
+         .morse_blocks = morse_fizzbuzz_blocks_avx512vbmi,
          .morse_decode = morse::morse_decode_avx2,
          .morse_rules = morse_fizzbuzz_rules_avx512bw},
         {.name = "avx512bw",

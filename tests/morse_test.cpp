@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -15,6 +16,7 @@
 #include "generators/arch.hpp"
 #include "generators/morse_codec.hpp"
 #include "generators/morse_fizzbuzz.hpp"
+#include "generators/morse_fizzbuzz_kernel.hpp"
 #include "generators/morse_table.hpp"
 #include "morse_oracle.hpp"
 #include "oracle.hpp"
@@ -237,6 +239,44 @@ TEST(MorseFizzBuzz, EveryArchAcrossRollOversAndTwoToThe64) {
       }
     }
   }
+}
+
+// The classic Morse kernels called directly, wherever the output starts (all 64 phases): the
+// oracle's bytes, nothing written before the start, nor more than kMorseKernelSlack bytes past the
+// returned end. Prefixes whose blocks cross a hundred (t of 97-99) at the first block, and the
+// widths about the AVX-512 VBMI kernel's (prefixes of 2 to 12 digits).
+TEST(MorseFizzBuzz, KernelAtEveryOutputAlignment) {
+  int checked = 0;
+  for (std::size_t const len : {1, 2, 3, 9, 10, 12, 13}) {
+    for (unsigned const t : {0u, 93u, 96u, 97u, 99u}) {
+      std::string prefix(len >= 2 ? len - 2 : 0, '0');  // high digits 10...0, then t
+      if (!prefix.empty()) prefix[0] = '1';
+      if (len >= 2) prefix.push_back(static_cast<char>('0' + t / 10));
+      prefix.push_back(static_cast<char>('0' + t % 10));
+      while (oracle::mod(prefix, 3) != 0) prefix = oracle::add(prefix, "1");
+      if (prefix.size() != len || prefix[0] == '0') continue;
+      // Only blocks whose next prefix keeps len digits, as the callers use them.
+      std::uint64_t const room = (std::stoull(std::string(len, '9')) - std::stoull(prefix)) / 3;
+      for (std::uint64_t const count : {1u, 2u, 40u}) {
+        std::uint64_t const blocks = std::min<std::uint64_t>(count, room);
+        if (blocks == 0) continue;
+        std::string const want = morse_oracle_lines(prefix + "1", oracle::classic(), 30 * blocks);
+        for (auto const& arch : fizzgen::kernel_archs()) {
+          if (!arch.available || arch.morse_blocks == nullptr) continue;
+          std::string p;
+          std::string const found = oracle::at_every_phase(want, fizzgen::kMorseKernelSlack, [&](char* out) {
+            p = prefix;
+            return arch.morse_blocks(out, p.data(), len, blocks);
+          });
+          std::string const at = std::string(arch.name) + " prefix " + prefix + " blocks " + std::to_string(blocks);
+          ASSERT_EQ(found, "") << at;
+          ASSERT_EQ(p, oracle::add(prefix, std::to_string(3 * blocks))) << at;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 6 * 4);  // every width above made calls (a prefix that does not fit is skipped)
 }
 
 TEST(MorseFizzBuzz, KernelsAreUsedForClassicRulesAndShortPeriods) {

@@ -153,8 +153,6 @@ inline std::string pow10_minus(unsigned k, std::uint64_t m) {
   return out;
 }
 
-/// "" when got == want, else where they first differ, with a little context: gtest's own diff of
-/// two long multi-line strings is quadratic, so big comparisons report through this.
 inline std::string first_difference(std::string const& got, std::string const& want) {
   if (got == want) return "";
   std::size_t at = 0;
@@ -172,6 +170,28 @@ inline std::string first_difference(std::string const& got, std::string const& w
          " (want); first difference at byte " + std::to_string(at) + " (line " + std::to_string(line) +
          "), from byte " + std::to_string(from) + " ('|' is a newline):\n  got  " + excerpt(got) + "\n  want " +
          excerpt(want);
+}
+
+/// Calls write(out) with out at each of the 64 offsets within a cache line, in a buffer whose
+/// other bytes hold a marker: "" when every call returned out + want.size() with want written
+/// there, nothing before out and nothing from `slack` bytes past its end on; else what went wrong.
+template <class Write>
+std::string at_every_phase(std::string const& want, std::size_t slack, Write write) {
+  constexpr char kUntouched = '\x01';
+  for (std::size_t shift = 0; shift < 64; ++shift) {
+    std::vector<char> buffer(128 + want.size() + slack + 128, kUntouched);
+    auto const base = reinterpret_cast<std::uintptr_t>(buffer.data());
+    char* const out = buffer.data() + ((64 - base % 64) % 64 + 64 + shift);
+    char const* const end = write(out);
+    std::string const at = " (output at 64k+" + std::to_string(shift) + ")";
+    if (end != out + want.size()) return "returned " + std::to_string(end - out) + " bytes" + at;
+    if (std::string const d = first_difference(std::string(out, want.size()), want); !d.empty()) return d + at;
+    for (char const* p = buffer.data(); p < out; ++p)
+      if (*p != kUntouched) return "wrote " + std::to_string(out - p) + " bytes before the start" + at;
+    for (char const* p = end + slack; p < buffer.data() + buffer.size(); ++p)
+      if (*p != kUntouched) return "wrote " + std::to_string(p - end) + " bytes past the end" + at;
+  }
+  return "";
 }
 
 }  // namespace oracle

@@ -4,7 +4,8 @@
 // chunk_capacity() bytes, so ASan sees any store past the capacity the generator promised.
 // Input: flags (bit 0 custom rules, bit 1 unbounded, bit 2 divisors 1..12, whose short periods
 // take the custom-rules template kernel: its permutation plans on archs with rules_lane, cut
-// anywhere by the chunks, its store plans elsewhere), from '\n' (up to 260 digits: past every
+// anywhere by the chunks, its store plans elsewhere; bit 3 the stream in Morse, every arch's Morse
+// kernels against the scalar arch's and the oracle's encoding), from '\n' (up to 260 digits: past every
 // kernel's widest prefix), total lines (3 bytes), chunk bytes (3 bytes), then with bit 0 a rule
 // count and rules (size byte [8-byte divisor] word '\n').
 
@@ -13,13 +14,16 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fuzz_input.hpp"
 #include "generators/arch.hpp"
 #include "generators/decimal.hpp"
 #include "generators/fizzbuzz.hpp"
+#include "generators/morse_fizzbuzz.hpp"
 #include "generators/rules.hpp"
+#include "morse_oracle.hpp"
 #include "oracle.hpp"
 
 namespace {
@@ -32,7 +36,8 @@ void require(bool ok) {
 
 /// The stream's first chunks (at least kMaxLines lines or all of them), checking the plan: chunk
 /// i follows chunk i - 1 without a gap and holds at least one line.
-std::string fill_all(fizzgen::fizzbuzz const& g, std::uint64_t& lines) {
+template <class Generator>
+std::string fill_all(Generator const& g, std::uint64_t& lines) {
   std::string out;
   lines = 0;
   for (std::uint64_t i = 0; lines < kMaxLines; ++i) {
@@ -75,15 +80,24 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
 
   auto const start = *fizzgen::decimal::parse(from);
   fizzgen::kernel_arch const& scalar = fizzgen::kernel_archs().back();
-  std::uint64_t lines = 0;
-  std::string const want = fill_all(fizzgen::fizzbuzz(start, rules, total, chunk_bytes, scalar), lines);
-  if (total) require(*total <= kMaxLines ? lines == *total : lines >= kMaxLines && lines <= *total);
-  if (want != oracle::fizzbuzz_lines(from, oracle_rules, lines)) std::abort();
-  for (fizzgen::kernel_arch const& arch : fizzgen::kernel_archs()) {
-    if (!arch.available || &arch == &scalar) continue;
-    std::uint64_t arch_lines = 0;
-    if (fill_all(fizzgen::fizzbuzz(start, rules, total, chunk_bytes, arch), arch_lines) != want) std::abort();
-    require(arch_lines == lines);
+  // The scalar arch's stream against the oracle, then every other arch's against the scalar one.
+  auto const differential = [&]<class Generator>(std::type_identity<Generator>, auto oracle_of) {
+    std::uint64_t lines = 0;
+    std::string const want = fill_all(Generator(start, rules, total, chunk_bytes, scalar), lines);
+    if (total) require(*total <= kMaxLines ? lines == *total : lines >= kMaxLines && lines <= *total);
+    if (want != oracle_of(oracle::fizzbuzz_lines(from, oracle_rules, lines))) std::abort();
+    for (fizzgen::kernel_arch const& arch : fizzgen::kernel_archs()) {
+      if (!arch.available || &arch == &scalar) continue;
+      std::uint64_t arch_lines = 0;
+      if (fill_all(Generator(start, rules, total, chunk_bytes, arch), arch_lines) != want) std::abort();
+      require(arch_lines == lines);
+    }
+  };
+  if ((flags & 8) != 0) {
+    differential(std::type_identity<fizzgen::morse_fizzbuzz>{},
+                 [](std::string const& plain) { return morse_oracle::encode(plain); });
+  } else {
+    differential(std::type_identity<fizzgen::fizzbuzz>{}, [](std::string plain) { return plain; });
   }
   return 0;
 }
