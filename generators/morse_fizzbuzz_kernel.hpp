@@ -29,7 +29,7 @@ inline constexpr std::size_t kMorseKernelSlack = 64;
 char* morse_fizzbuzz_blocks_sse4_2(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 char* morse_fizzbuzz_blocks_avx2(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 char* morse_fizzbuzz_blocks_avx512bw(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
-/// Aligned 64-byte lines for prefixes of 2 to 12 digits, the avx512bw kernel for the others.
+/// Aligned 64-byte lines for prefixes of 2 to 16 digits, the avx512bw kernel for the others.
 char* morse_fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len, std::uint64_t blocks) noexcept;
 
 struct morse_rules_plan;
