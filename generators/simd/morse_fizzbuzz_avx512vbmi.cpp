@@ -59,7 +59,7 @@ constexpr lows_table make_lows(bool packed) noexcept {
   for (unsigned t = 0; t < 100; ++t) {
     char* const half = l.rows[t];
     for (unsigned s = 0; s < (packed ? 3u : 4u); ++s) {
-      char* const row = half + slot_at(s, packed) - 64;
+      char* const row = half + (slot_at(s, packed) - 64);
       unsigned const v = (t + s) % 100;
       digit_code(v / 10, row);
       row[5] = ' ';
