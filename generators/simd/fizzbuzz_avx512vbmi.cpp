@@ -3,10 +3,11 @@
 // Instead of one store per line, every 64 output bytes are one byte permutation (vpermi2b) of a
 // 128-byte source that holds all a 30-line block can contain: the three prefixes of the block
 // (3k, 3k+1, 3k+2, 32 bytes each) and the constant bytes "0123456789Fizz\nBuzz\n". A table, built
-// once per call for the digit width, says which source byte each output byte is. So a block of
+// once per digit width and thread, says which source byte each output byte is. So a block of
 // 16d+94 bytes costs ceil((16d+94)/64) permutes and stores, close to memset's one store per 64.
-// Up to 17 digits, pairs of blocks share one source (six prefixes of 16 bytes), which halves
-// the work per store that is not the permute and the store.
+// Up to 17 digits, pairs of blocks share one source (the prefixes in 16-byte slots), which halves
+// the work per store that is not the permute and the store; from 7 digits, and from 34 to 107,
+// every store is a whole aligned 64-byte line of the output (below).
 
 #include <immintrin.h>
 
