@@ -43,6 +43,12 @@ class helper_probe {
   /// into pv -S, --stats rates, medians of 5: 15.5 GiB/s with the probe, 16.6 with it always on;
   /// paired whole runs, this margin against that one: 1.008 of the time, within the noise).
   static constexpr double kProvisionerMargin = 1.02;
+  /// The helper works on only where, in the measurement's windows with it, at least this share of
+  /// the chunks emitted were its own: a helper mostly late (into a pv that splices 128 KiB at a
+  /// time, 100-150 of 1700-2200 chunks it filled were emitted, the rest filled too late) saves the
+  /// worker next to nothing, and its windows came out faster or slower by chance (it stayed on in
+  /// 42-59 of 62 windows of a 16 GiB run, where the worker alone was the faster).
+  static constexpr double kMinShare = 0.125;
 
   /// The counts above are for chunks of 1 MiB; with larger chunks (`chunk_mib`), proportionally
   /// fewer, so a window lasts about as long. The helper works on where its windows took under
@@ -63,15 +69,19 @@ class helper_probe {
     return phase_ < kProbe ? phase_ % 2 == 0 : faster_with_;
   }
 
-  /// The current chunk went out at `now` (seconds on a steady clock). Returns true when helping()
-  /// changed.
-  bool chunk_done(double now) noexcept {
+  /// The current chunk went out at `now` (seconds on a steady clock); `own` when the helper
+  /// filled it (the provisioner's windows count every chunk). Returns true when helping() changed.
+  bool chunk_done(double now, bool own = true) noexcept {
     if (mode_ != helper_mode::automatic) return false;
     if (warming_ < warm_up_) {  // start-up: the first scan of the readers, pages faulted in
       ++warming_;
       return false;
     }
     if (++chunks_ == settle_) started_ = now;
+    if (phase_ < kProbe && phase_ % 2 == 0 && chunks_ > settle_) {
+      ++timed_with_;
+      if (own) ++own_with_;
+    }
     if (chunks_ < window_len_) return false;
     bool const before = helping();
     if (phase_ < kProbe) {  // each way's least disturbed window: one scan of /proc can take a window's time
@@ -79,8 +89,10 @@ class helper_probe {
       best = std::min(best, now - started_);
     }
     if (phase_ == kProbe - 1) {
-      faster_with_ = with_ < margin_ * without_;
+      bool const pulls_weight = static_cast<double>(own_with_) >= kMinShare * static_cast<double>(timed_with_);
+      faster_with_ = with_ < margin_ * without_ && pulls_weight;
       with_ = without_ = kNever;
+      own_with_ = timed_with_ = 0;
     }
     ++window_;
     phase_ = (phase_ + 1) % (kProbe + (faster_with_ ? kRun : kRest));
@@ -103,6 +115,7 @@ class helper_probe {
   std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
   std::uint64_t phase_ = 0;                  ///< the window's place in its cycle: measurement, then run or rest
   double with_ = kNever, without_ = kNever;  ///< the measurement's shortest window of each kind, in seconds
+  std::uint64_t timed_with_ = 0, own_with_ = 0;  ///< the measurement's timed chunks with the helper, and its own among them
   bool faster_with_ = true;                  ///< the way the last measurement chose (the helper before the first)
 };
 

@@ -540,7 +540,8 @@ class pipeline {
         pending = &b;
       }
       if ((helper_tags_ || provisioner) &&
-          probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count())) {
+          probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count(),
+                            provisioner || helped_buffer != nullptr)) {
         provide_now = probe_.helping();
         if (helper_tags_) {
           helper_on_.store(provide_now ? 1 : 0, std::memory_order_relaxed);

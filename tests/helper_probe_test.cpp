@@ -83,6 +83,20 @@ TEST(HelperProbe, NoClearGainLeavesTheCpuToTheReader) {
   EXPECT_EQ(p.windows_helped(), 2 * (helper_probe::kProbe / 2) - 1);
 }
 
+TEST(HelperProbe, AHelperMostlyLateRestsHoweverItsWindowsCameOut) {
+  // Its windows 10% faster, but the worker emitted only one chunk in ten of the helper's (the
+  // rest it filled itself, the helper too late): by chance, not by the helper.
+  for (std::uint64_t every : {10u, 7u}) {  // 10%: it rests; 14%: its share counts, it works on
+    double now = 0;
+    helper_probe p(helper_mode::automatic);
+    for (std::uint64_t i = 0; i < helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow; ++i) {
+      now += p.helping() ? 0.9 : 1.0;
+      p.chunk_done(now, p.helping() && i % every == 0);
+    }
+    EXPECT_EQ(p.helping(), every == 7u) << "the helper emitted one chunk in " << every;
+  }
+}
+
 TEST(HelperProbe, TheProvisionerWorksOnUnlessClearlySlower) {
   // Its margin runs the other way: 1% slower with it is noise, and it keeps its work.
   double now = 0;
