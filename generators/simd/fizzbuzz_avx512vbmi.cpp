@@ -25,6 +25,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "generators/simd/aligned_lines_impl.hpp"
+
 namespace fizzgen {
 
 /// The generic kernel compiled for AVX-512BW (its own file: never instantiated here, so the linker
@@ -380,41 +382,15 @@ void build_wide_tables(std::uint8_t* index, std::uint8_t* decade, std::size_t le
   }
 }
 
-/// The digits at d[0, n) plus one (all nines become zeros).
-void increment_digits(std::uint8_t* d, std::size_t n) noexcept {
-  std::size_t i = n;
-  while (i > 0 && d[i - 1] == '9') d[--i] = '0';
-  if (i > 0) ++d[i - 1];
-}
-
 /// Writes `blocks` blocks at prefix length len (kWideMinLen..kWideMaxLen) from the prefix in
 /// prefix[0, len), leaving the next prefix there; `index` and `decade` are build_wide_tables',
-/// from the block's first byte.
+/// from the block's first byte; W is the block's bytes / 64.
 template <std::size_t W>
 char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* index, std::uint8_t const* decade,
                  std::uint64_t blocks) noexcept {
   std::size_t const block_bytes = 16 * (len + 1) + 94;
-  constexpr std::size_t whole = W;  // block_bytes / 64: windows that start in the block at any phase
   std::size_t const high_len = len - 2;
-  char* start = out;
-  std::size_t at = (0 - reinterpret_cast<std::uintptr_t>(out)) & 63;
-  // The chunk's bytes before its first aligned line, once, by a masked store.
-  std::uint64_t first = at != 0 ? ~std::uint64_t{0} << (64 - at) : 0;
-  // Writes a block's windows from `window(from)`.
-  auto windows = [&](auto window) {
-    if (first != 0) [[unlikely]] {
-      _mm512_mask_storeu_epi8(start + at - 64, first, window(static_cast<std::ptrdiff_t>(at) - 64));
-      first = 0;
-    }
-    // The same count of windows for every block, then the one that only some phases need: a
-    // loop whose count never changes is predicted.
-    std::size_t from = at;
-    for (std::size_t v = 0; v < whole; ++v, from += 64)
-      _mm512_store_si512(start + from, window(static_cast<std::ptrdiff_t>(from)));
-    if (from < block_bytes) _mm512_store_si512(start + from, window(static_cast<std::ptrdiff_t>(from)));
-    start += block_bytes;
-    at = (at - block_bytes) & 63;
-  };
+  aligned_lines<W> lines(out, block_bytes);
   // The last two digits of the four prefixes as 16-bit words 20..23 of the source's second half,
   // tens in the low byte: plus three, a units digit past '9' carries as in write_pairs' add6.
   __m512i const three = _mm512_set1_epi16(0x0300), carry_at = _mm512_set1_epi16(0x3A00),
@@ -437,7 +413,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
       increment_digits(up, high_len);  // all nines only past the stream's last prefix: not written
       __m512i const up_lo = _mm512_load_si512(up), up_hi = _mm512_load_si512(up + 64);
       __m512i const later = _mm512_set1_epi8(static_cast<char>(100 - t));
-      windows([&](std::ptrdiff_t from) {
+      lines.block([&](std::ptrdiff_t from) {
         __m512i const i = _mm512_loadu_si512(index + from);
         return _mm512_mask_blend_epi8(_mm512_cmpge_epu8_mask(_mm512_loadu_si512(decade + from), later),
                                       _mm512_permutex2var_epi8(lo, i, hi), _mm512_permutex2var_epi8(up_lo, i, up_hi));
@@ -451,7 +427,8 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
     }
     std::uint64_t const run = std::min<std::uint64_t>(blocks, (96 - t) / 3 + 1);
     for (std::uint64_t b = 0; b < run; ++b) {
-      windows([&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
+      lines.block(
+          [&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
       __m512i const w = _mm512_mask_add_epi16(hi, kLows, hi, three);
       hi = _mm512_mask_sub_epi16(w, _mm512_mask_cmpge_epu16_mask(kLows, w, carry_at), w, carry);
     }
@@ -460,16 +437,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
     prefix[len - 1] = static_cast<char>('0' + t % 10);
     blocks -= run;
   }
-  return start;
-}
-
-/// write(std::integral_constant<std::size_t, vectors>{}), for vectors in [1, sizeof...(V)].
-template <class Write, std::size_t... V>
-char* dispatch_vectors(std::size_t vectors, std::index_sequence<V...>, Write write) noexcept {
-  char* end = nullptr;
-  static_cast<void>(
-      ((vectors == V + 1 ? (end = write(std::integral_constant<std::size_t, V + 1>{}), true) : false) || ...));
-  return end;
+  return lines.end();
 }
 
 }  // namespace
@@ -497,7 +465,7 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     cached.len = len;
   }
   if (len >= kWideMinLen) {
-    return dispatch_vectors((16 * (len + 1) + 94) / 64, std::make_index_sequence<kWideMaxWhole>{}, [&](auto w) {
+    return dispatch_count((16 * (len + 1) + 94) / 64, std::make_index_sequence<kWideMaxWhole>{}, [&](auto w) {
       return write_wide<decltype(w)::value>(out, prefix, len, cached.wide + 64, cached.decade + 64, blocks);
     });
   }
@@ -506,7 +474,7 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     std::size_t const vectors = (2 * (16 * (len + 1) + 94) + 63) / 64;
     alignas(16) std::uint8_t digits[16];
     std::memcpy(digits, prefix, len);
-    out = dispatch_vectors(vectors, std::make_index_sequence<kPairMaxVectors>{}, [&](auto v) {
+    out = dispatch_count(vectors, std::make_index_sequence<kPairMaxVectors>{}, [&](auto v) {
       return len >= kAlignedMinLen
                  ? write_pairs<decltype(v)::value, true>(out, digits, len, line_index + 64, blocks / 2)
                  : write_pairs<decltype(v)::value, false>(out, digits, len, line_index + 64, blocks / 2);
@@ -528,8 +496,8 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     // Two-digit numbers (10..99) are too few to matter: one carry-checked increment per prefix.
     out = write_blocks_short(out, p0, one, len, table, vectors, blocks);
   } else {
-    out = dispatch_vectors(vectors, std::make_index_sequence<kMaxVectors>{},
-                           [&](auto v) { return write_blocks<decltype(v)::value>(out, p0, one, len, table, blocks); });
+    out = dispatch_count(vectors, std::make_index_sequence<kMaxVectors>{},
+                         [&](auto v) { return write_blocks<decltype(v)::value>(out, p0, one, len, table, blocks); });
   }
   _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), p0);
   std::memcpy(prefix, bytes, len);

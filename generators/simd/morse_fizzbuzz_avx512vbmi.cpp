@@ -31,6 +31,7 @@
 
 #include "generators/morse_fizzbuzz_kernel.hpp"
 #include "generators/morse_fizzbuzz_kernel_impl.hpp"  // digit_code
+#include "generators/simd/aligned_lines_impl.hpp"
 
 namespace fizzgen {
 namespace {
@@ -120,13 +121,6 @@ image_halves high_image(char const* d, std::size_t n) noexcept {
   return {_mm512_load_si512(image), _mm512_load_si512(image + 64)};
 }
 
-/// The digits d[0, n) plus one (all nines become zeros: only past the stream's last prefix).
-void increment_digits(char* d, std::size_t n) noexcept {
-  std::size_t i = n;
-  while (i > 0 && d[i - 1] == '9') d[--i] = '0';
-  if (i > 0) ++d[i - 1];
-}
-
 /// Writes `blocks` blocks at prefix length len (kMinLen..kMaxLen) from the prefix in prefix[0,
 /// len), leaving the next prefix there; W is the block's bytes / 64. `index` and `decade` are
 /// build_tables', from the block's first byte.
@@ -135,21 +129,7 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
                    std::uint64_t blocks) noexcept {
   std::size_t const block_bytes = 96 * len + 390;
   std::size_t const high_len = len - 2;
-  char* start = out;
-  std::size_t at = (0 - reinterpret_cast<std::uintptr_t>(out)) & 63;   // the block's first aligned line
-  std::uint64_t first = at != 0 ? ~std::uint64_t{0} << (64 - at) : 0;  // the bytes before it, once
-  auto windows = [&](auto window) {
-    if (first != 0) [[unlikely]] {
-      _mm512_mask_storeu_epi8(start + at - 64, first, window(static_cast<std::ptrdiff_t>(at) - 64));
-      first = 0;
-    }
-    std::size_t from = at;
-    for (std::size_t v = 0; v < W; ++v, from += 64)
-      _mm512_store_si512(start + from, window(static_cast<std::ptrdiff_t>(from)));
-    if (from < block_bytes) _mm512_store_si512(start + from, window(static_cast<std::ptrdiff_t>(from)));
-    start += block_bytes;
-    at = (at - block_bytes) & 63;
-  };
+  aligned_lines<W> lines(out, block_bytes);
   char high[kMaxLen] = {};
   std::memcpy(high, prefix, high_len);
   unsigned t = static_cast<unsigned>(prefix[len - 2] - '0') * 10u + static_cast<unsigned>(prefix[len - 1] - '0');
@@ -163,7 +143,7 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
       image_halves const up = high_image(high, high_len);
       __m512i const up_hi = _mm512_or_si512(up.hi, row);
       __m512i const later = _mm512_set1_epi8(static_cast<char>(100 - t));
-      windows([&](std::ptrdiff_t from) {
+      lines.block([&](std::ptrdiff_t from) {
         __m512i const i = _mm512_loadu_si512(index + from);
         return _mm512_mask_blend_epi8(_mm512_cmpge_epu8_mask(_mm512_loadu_si512(decade + from), later),
                                       _mm512_permutex2var_epi8(lo, i, hi), _mm512_permutex2var_epi8(up.lo, i, up_hi));
@@ -171,7 +151,8 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
       image = up;
       t = t + 3 - 100;
     } else {
-      windows([&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
+      lines.block(
+          [&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
       t += 3;
     }
     --blocks;
@@ -179,16 +160,7 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
   std::memcpy(prefix, high, high_len);
   prefix[len - 2] = static_cast<char>('0' + t / 10);
   prefix[len - 1] = static_cast<char>('0' + t % 10);
-  return start;
-}
-
-/// write(std::integral_constant<std::size_t, w>{}) for w in [1, sizeof...(W)].
-template <class Write, std::size_t... W>
-char* dispatch_whole(std::size_t whole, std::index_sequence<W...>, Write write) noexcept {
-  char* end = nullptr;
-  static_cast<void>(
-      ((whole == W + 1 ? (end = write(std::integral_constant<std::size_t, W + 1>{}), true) : false) || ...));
-  return end;
+  return lines.end();
 }
 
 }  // namespace
@@ -207,7 +179,7 @@ char* morse_fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t pref
     build_tables(cached.index, cached.decade, len);
     cached.len = len;
   }
-  return dispatch_whole((96 * len + 390) / 64, std::make_index_sequence<kMaxWhole>{}, [&](auto w) {
+  return dispatch_count((96 * len + 390) / 64, std::make_index_sequence<kMaxWhole>{}, [&](auto w) {
     return write_blocks<decltype(w)::value>(out, prefix, len, cached.index + 64, cached.decade + 64, blocks);
   });
 }
