@@ -115,9 +115,9 @@ class helper_probe {
   std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
   std::uint64_t phase_ = 0;                  ///< the window's place in its cycle: measurement, then run or rest
   double with_ = kNever, without_ = kNever;  ///< the measurement's shortest window of each kind, in seconds
-  std::uint64_t timed_with_ = 0,
-                own_with_ = 0;  ///< the measurement's timed chunks with the helper, and its own among them
-  bool faster_with_ = true;     ///< the way the last measurement chose (the helper before the first)
+  /// The measurement's timed chunks with the helper at work, and the helper's own among them.
+  std::uint64_t timed_with_ = 0, own_with_ = 0;
+  bool faster_with_ = true;  ///< the way the last measurement chose (the helper before the first)
 };
 
 }  // namespace fizzgen
