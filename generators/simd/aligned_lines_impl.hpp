@@ -16,10 +16,7 @@ namespace {
 /// the output's aligned 64-byte lines: the line that holds a block's byte `from` (from < 0: the
 /// line that starts in the block before) is `window(from)`, the 64 bytes of the output from the
 /// block's byte `from` on. The bytes of the first line before `out` are masked off once; the last
-/// block's last line may run up to 63 bytes past the end (the caller's slack). W is block_bytes /
-/// 64: the lines that start in a block at every phase, stored in a loop of a fixed count, so
-/// that the branch is predicted; the one more that only some phases have is stored after it.
-template <std::size_t W>
+/// block's last line may run up to 63 bytes past the end (the caller's slack).
 class aligned_lines {
  public:
   aligned_lines(char* out, std::size_t block_bytes) noexcept
@@ -28,8 +25,10 @@ class aligned_lines {
   }
 
   /// Stores the lines of the next block that start in it (and, for the first block, the part of
-  /// the line before it from `out` on).
-  template <class Window>
+  /// the line before it from `out` on). W is block_bytes / 64: the lines that start in a block at
+  /// every phase, stored in a loop of a fixed count, so that the branch is predicted; the one
+  /// more that only some phases have is stored after it.
+  template <std::size_t W, class Window>
   void block(Window window) noexcept {
     if (first_ != 0) [[unlikely]] {
       _mm512_mask_storeu_epi8(end_ + at_ - 64, first_, window(static_cast<std::ptrdiff_t>(at_) - 64));

@@ -390,7 +390,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
                  std::uint64_t blocks) noexcept {
   std::size_t const block_bytes = 16 * (len + 1) + 94;
   std::size_t const high_len = len - 2;
-  aligned_lines<W> lines(out, block_bytes);
+  aligned_lines lines(out, block_bytes);
   // The last two digits of the four prefixes as 16-bit words 20..23 of the source's second half,
   // tens in the low byte: plus three, a units digit past '9' carries as in write_pairs' add6.
   __m512i const three = _mm512_set1_epi16(0x0300), carry_at = _mm512_set1_epi16(0x3A00),
@@ -413,7 +413,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
       increment_digits(up, high_len);  // all nines only past the stream's last prefix: not written
       __m512i const up_lo = _mm512_load_si512(up), up_hi = _mm512_load_si512(up + 64);
       __m512i const later = _mm512_set1_epi8(static_cast<char>(100 - t));
-      lines.block([&](std::ptrdiff_t from) {
+      lines.block<W>([&](std::ptrdiff_t from) {
         __m512i const i = _mm512_loadu_si512(index + from);
         return _mm512_mask_blend_epi8(_mm512_cmpge_epu8_mask(_mm512_loadu_si512(decade + from), later),
                                       _mm512_permutex2var_epi8(lo, i, hi), _mm512_permutex2var_epi8(up_lo, i, up_hi));
@@ -427,7 +427,7 @@ char* write_wide(char* out, char* prefix, std::size_t len, std::uint8_t const* i
     }
     std::uint64_t const run = std::min<std::uint64_t>(blocks, (96 - t) / 3 + 1);
     for (std::uint64_t b = 0; b < run; ++b) {
-      lines.block(
+      lines.block<W>(
           [&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
       __m512i const w = _mm512_mask_add_epi16(hi, kLows, hi, three);
       hi = _mm512_mask_sub_epi16(w, _mm512_mask_cmpge_epu16_mask(kLows, w, carry_at), w, carry);

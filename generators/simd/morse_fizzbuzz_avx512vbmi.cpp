@@ -129,7 +129,7 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
                    std::uint64_t blocks) noexcept {
   std::size_t const block_bytes = 96 * len + 390;
   std::size_t const high_len = len - 2;
-  aligned_lines<W> lines(out, block_bytes);
+  aligned_lines lines(out, block_bytes);
   char high[kMaxLen] = {};
   std::memcpy(high, prefix, high_len);
   unsigned t = static_cast<unsigned>(prefix[len - 2] - '0') * 10u + static_cast<unsigned>(prefix[len - 1] - '0');
@@ -143,7 +143,7 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
       image_halves const up = high_image(high, high_len);
       __m512i const up_hi = _mm512_or_si512(up.hi, row);
       __m512i const later = _mm512_set1_epi8(static_cast<char>(100 - t));
-      lines.block([&](std::ptrdiff_t from) {
+      lines.block<W>([&](std::ptrdiff_t from) {
         __m512i const i = _mm512_loadu_si512(index + from);
         return _mm512_mask_blend_epi8(_mm512_cmpge_epu8_mask(_mm512_loadu_si512(decade + from), later),
                                       _mm512_permutex2var_epi8(lo, i, hi), _mm512_permutex2var_epi8(up.lo, i, up_hi));
@@ -151,7 +151,7 @@ char* write_blocks(char* out, char* prefix, std::size_t len, std::uint8_t const*
       image = up;
       t = t + 3 - 100;
     } else {
-      lines.block(
+      lines.block<W>(
           [&](std::ptrdiff_t from) { return _mm512_permutex2var_epi8(lo, _mm512_loadu_si512(index + from), hi); });
       t += 3;
     }
