@@ -54,7 +54,8 @@ void add_stream_options(CLI::App& app, stream_request& t) {
                  "always comes first) works ahead: a helper fills chunks, which the worker emits when they are "
                  "ready and fills itself when not; with --reuse never, a provisioner faults in the fresh pages "
                  "of the next refills. auto (default: the worker times the stream with and without it and "
-                 "keeps the faster way, measuring again now and then), on or off")
+                 "keeps the faster way, the helper only while it fills at least one chunk in eight, measuring "
+                 "again now and then), on or off")
       ->type_name("WHEN")
       ->check(choice_check({"auto", "on", "off"}, "choice"));
   app.add_option("--pipe-size", t.pipe_size,
