@@ -79,7 +79,7 @@ void reuse_monitor::publish(reader_verdict const& v, std::uint64_t gone, std::ui
   why_ = v.why;
 }
 
-void reuse_monitor::scan() {
+void reuse_monitor::scan(std::stop_token const& stop) {
   // The ticket, slots gone, newest pid and open count are taken before the readers are looked
   // at: whatever happens after shows at the epoch's first re-check.
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -87,7 +87,7 @@ void reuse_monitor::scan() {
   epoch_facts facts;
   facts.pid = pids_.newest();
   auto const opened = opens();
-  reader_verdict v = inspect_pipe_readers(facts_);
+  reader_verdict v = inspect_pipe_readers(facts_, "/proc", stop);
   if (!opened && v.safe) v = {false, taint::pipe_opened, "cannot watch the pipe for opens (inotify)", {}};
   if (facts.pid < 0 && v.safe) v = {false, taint::proc_unreadable, "cannot read the newest pid", {}};
   facts.opens = opened.value_or(0);
@@ -131,7 +131,7 @@ void reuse_monitor::recheck() {
   recheck_ns_.fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
 }
 
-void reuse_monitor::confirm() {
+void reuse_monitor::confirm(std::stop_token const& stop) {
   epoch_facts epoch;
   {
     std::lock_guard lock(mutex_);
@@ -139,7 +139,7 @@ void reuse_monitor::confirm() {
   }
   std::uint64_t const ticket = tickets_.fetch_add(1, std::memory_order_relaxed) + 1;
   std::uint64_t const gone = out_.slots_gone();
-  reader_verdict v = inspect_pipe_readers(facts_);
+  reader_verdict v = inspect_pipe_readers(facts_, "/proc", stop);
   scans_.fetch_add(1, std::memory_order_relaxed);
   std::sort(v.readers.begin(), v.readers.end());
   if (v.safe && v.readers != epoch.readers)
@@ -179,7 +179,7 @@ void reuse_monitor::loop(std::stop_token stop) {
     }
     if (stop.stop_requested()) return;
   }
-  scan();
+  scan(stop);
   auto const start = steady_clock::now();
   auto last_scan = start;
   long last_pid = pids_.newest();
@@ -204,7 +204,7 @@ void reuse_monitor::loop(std::stop_token stop) {
         std::lock_guard const one_at_a_time(recheck_mutex_);
         recheck();
       } else if (now - last_scan >= 500ms) {
-        confirm();
+        confirm(stop);
         last_scan = now;
       }
     }
@@ -215,7 +215,7 @@ void reuse_monitor::loop(std::stop_token stop) {
       bool const news = (pid != last_pid || opened) && now - last_scan >= 60ms;
       if (!settled || news || rescan || now - last_scan >= 250ms) {
         last_pid = pid;
-        scan();
+        scan(stop);
         last_scan = now;
       }
     }

@@ -109,14 +109,14 @@ class reuse_monitor {
     std::uint64_t opens = 0;     ///< opens of the pipe
     std::uint64_t generation = 0;
   };
-  /// Scans /proc and publishes what it found.
-  void scan();
+  /// Scans /proc and publishes what it found; a stop request cuts it short (unsafe).
+  void scan(std::stop_token const& stop);
   /// Re-checks the current epoch and publishes what it found; the caller holds recheck_mutex_.
   void recheck();
   /// Scans /proc again during an epoch: ends it when the scan finds it unsafe or finds readers
   /// the epoch's scan did not (a process that took the pipe without an open, a fork or a socket
   /// seen: by pidfd_getfd, or through a socket opened and closed between two looks).
-  void confirm();
+  void confirm(std::stop_token const& stop);
   /// Opens of the pipe so far; nullopt when they cannot be counted.
   std::optional<std::uint64_t> opens();
   /// Publishes the verdict of the inspection that drew `ticket` when every slot up to `gone` had

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,7 +71,8 @@ pipe_facts pipe_facts_of(int fd);
 /// descriptor table. Unsafe when unsure: no reader found, /proc unreadable, a reader holding
 /// another pipe (either end), a socket or an io_uring, or a process that cannot be inspected and
 /// was started after the pipe was created (it may be a setuid child of a reader).
-reader_verdict inspect_pipe_readers(pipe_facts const& facts, std::string const& proc_root = "/proc");
+reader_verdict inspect_pipe_readers(pipe_facts const& facts, std::string const& proc_root = "/proc",
+                                    std::stop_token const& stop = {});
 inline reader_verdict inspect_pipe_readers(int fd) { return inspect_pipe_readers(pipe_facts_of(fd)); }
 
 /// The newest process id handed out in our pid namespace (from /proc/loadavg): when it changes, a

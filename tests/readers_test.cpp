@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -216,6 +217,18 @@ TEST_F(Readers, NoOtherReaderIsUnsafe) {
   EXPECT_EQ(v.why, "no reader of the pipe found");
   reader_watch watch(write_end(), v.readers);
   EXPECT_FALSE(watch.recheck().safe);
+}
+
+// A scan stopped (the run is over) ends at once, and finds nothing safe, whoever reads.
+TEST_F(Readers, AStoppedScanEndsUnsafe) {
+  start_child();
+  ASSERT_TRUE(settled_scan(write_end()).safe);
+  std::stop_source stop;
+  stop.request_stop();
+  reader_verdict const v = inspect_pipe_readers(pipe_facts_of(write_end()), "/proc", stop.get_token());
+  EXPECT_FALSE(v.safe);
+  EXPECT_EQ(v.reason, taint::not_yet);
+  EXPECT_TRUE(v.readers.empty());
 }
 
 TEST_F(Readers, NotAPipeIsUnsafe) {
