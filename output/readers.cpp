@@ -340,15 +340,22 @@ table_view inspect_table(int dir, DIR* fds, file_id ours, table_memory& memory) 
   return {};  // unreadable
 }
 
+/// The fd directory of the directory `dir` (/proc/PID or /proc/PID/task/TID); nullptr when it
+/// cannot be opened.
+DIR* open_fds(int dir) {
+  int const fd_dir = ::openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* const fds = fd_dir < 0 ? nullptr : ::fdopendir(fd_dir);
+  if (fds == nullptr && fd_dir >= 0) ::close(fd_dir);
+  return fds;
+}
+
 /// A directory (/proc/PID or /proc/PID/task/TID) and its fd directory, opened relative to
 /// `parent`; both closed by the caller.
 bool open_table(int parent, char const* name, int& dir, DIR*& fds) {
   dir = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return false;
-  int const fd_dir = ::openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  fds = fd_dir < 0 ? nullptr : ::fdopendir(fd_dir);
+  fds = open_fds(dir);
   if (fds != nullptr) return true;
-  if (fd_dir >= 0) ::close(fd_dir);
   ::close(dir);
   dir = -1;
   return false;
@@ -517,10 +524,8 @@ reader_verdict inspect_pipe_readers(pipe_facts const& facts, std::string const& 
       if (!now) return ::faccessat(dir, "stat", F_OK, 0) == 0;  // unreadable but there
       return now->state != 'Z' && (now->flags & kKernelThread) == 0 && now->start >= inherited_after;
     };
-    int const fd_dir = ::openat(pid_dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* const fds = fd_dir < 0 ? nullptr : ::fdopendir(fd_dir);
+    DIR* const fds = open_fds(pid_dir);
     if (fds == nullptr) {
-      if (fd_dir >= 0) ::close(fd_dir);
       if (may_hold(pid_dir))
         b.distrust(taint::uninspectable, "cannot inspect " + process_name(pid_dir) + " (" + std::string(e->d_name) +
                                              "), started after the pipe was created");
