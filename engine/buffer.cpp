@@ -70,6 +70,23 @@ bool buffer::discard(std::size_t used) noexcept {
   return ok;
 }
 
+bool buffer::discard_range(std::size_t offset, std::size_t bytes) noexcept {
+  if (offset >= size_) return true;
+  std::size_t const n = std::min(bytes, size_ - offset);
+  bool const ok = sys::madvise(data_ + offset, n, MADV_DONTNEED) == 0;
+  if (poison_enabled()) std::memset(data_ + offset, kPoison, n);
+  return ok;
+}
+
+ring_layout::ring_layout(std::size_t capacity, unsigned count, bool pack) noexcept {
+  constexpr std::size_t kPage = 4096;
+  stride = (std::max<std::size_t>(capacity, 1) + kPage - 1) / kPage * kPage;
+  page_stride = (stride + buffer::kHugePage - 1) / buffer::kHugePage * buffer::kHugePage;
+  per_page = pack ? static_cast<unsigned>(page_stride / stride) : 1;
+  count = std::max(count, 1u);
+  bytes = offset(count - 1) + stride;
+}
+
 void buffer::fault_in(std::size_t used) noexcept {
   std::size_t const n = std::min(used, size_);
   for (std::size_t at = 0; at < n; at += 4096) data_[at] = std::byte{0};

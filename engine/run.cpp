@@ -14,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -82,10 +83,14 @@ static_assert(sizeof(slot_counter) == 64);
 /// Moving the turn this far away wakes every waiter without handing the turn to any of them.
 constexpr std::uint32_t kStopOffset = 0x8000'0000u;
 
-/// One buffer and what the worker knows about its contents.
+/// One buffer (a part of a mapping: a ring's or its own) and what the worker knows about its contents.
 struct slot_buffer {
-  explicit slot_buffer(std::size_t capacity) : memory(capacity) {}
-  buffer memory;
+  slot_buffer(buffer& in, std::size_t at, std::size_t capacity)
+      : mapping(&in), offset(at), memory(in.data() + at, capacity) {}
+  buffer* mapping;
+  std::size_t offset;  ///< where memory starts in *mapping
+  std::span<std::byte> memory;
+  bool fresh = false;             ///< given fresh pages since its last emit, with another buffer of its huge page
   std::uint64_t lines = 0;        ///< lines of the chunk it holds, 0: never filled
   std::size_t bytes = 0;          ///< bytes of that chunk
   bool referenced = false;        ///< handed to the kernel by reference (vmsplice)
@@ -149,9 +154,10 @@ class pipeline {
             // (seen: a worker stalled for seconds beside a busy CPU). So it never takes fresh
             // pages either: it refills only in place, or stops helping.
             try {
-              for (std::optional<slot_buffer>& b : helper_buffers_) {
-                b.emplace(gen_.chunk_capacity());
-                b->memory.fault_in();
+              for (std::size_t i = 0; i < kHelperBuffers; ++i) {
+                buffer& m = helper_memory_[i].emplace(gen_.chunk_capacity());
+                m.fault_in();
+                helper_buffers_[i].emplace(m, 0, gen_.chunk_capacity());
               }
             } catch (std::exception const&) {  // no memory for it: the worker works alone
               return;
@@ -272,19 +278,44 @@ class pipeline {
   }
 
   /// Makes a buffer that was handed to the pipe ready for its refill: in place when `why` is
-  /// taint::none, else on fresh pages, counted in the worker's `stats` by reason.
-  static void ready_for_refill(slot_buffer& b, taint why, worker_stats& stats) {
-    if (why == taint::none) {
+  /// taint::none, else on fresh pages, counted in the worker's `stats` by reason. `ring`: the
+  /// worker's buffers, which may share b's huge pages (ring_layout), or empty.
+  static void ready_for_refill(slot_buffer& b, taint why, worker_stats& stats, std::span<slot_buffer> ring = {}) {
+    if (why == taint::none && !b.fresh) {
       ++stats.reused;
     } else {
       // Never rewrite pages the kernel may still hold: without fresh pages the run stops. Only
       // the huge pages the chunk's bytes were in: the pipe holds no other (measured with --reuse
       // never, 4 MiB chunks whose scratch starts a third huge page: 1.29x faster).
-      if (!b.memory.discard(b.bytes)) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
+      if (!b.fresh && !give_fresh_pages(b, ring)) throw std::runtime_error("madvise(MADV_DONTNEED) failed");
       ++stats.discarded;
-      if (why != taint::count) ++stats.discarded_because[static_cast<std::size_t>(why)];
+      if (why != taint::count && why != taint::none) ++stats.discarded_because[static_cast<std::size_t>(why)];
     }
     b.referenced = false;
+    b.fresh = false;
+  }
+
+  /// Gives b fresh pages: the huge pages its chunk's bytes are in, whole, and so every buffer of
+  /// `ring` that lies in them; only b's own pages (splitting a huge page) when another buffer there
+  /// holds a chunk not yet emitted, whose bytes would be lost.
+  static bool give_fresh_pages(slot_buffer& b, std::span<slot_buffer> ring) {
+    std::size_t const hp = buffer::kHugePage;
+    std::size_t const lo = b.offset / hp * hp;
+    std::size_t const hi = (b.offset + std::max<std::size_t>(b.bytes, 1) + hp - 1) / hp * hp;
+    auto const shares = [&](slot_buffer const& o) {
+      return &o != &b && o.mapping == b.mapping && o.offset < hi && o.offset + o.memory.size() > lo;
+    };
+    bool const whole = std::none_of(ring.begin(), ring.end(), [&](slot_buffer const& o) {
+      return shares(o) && (o.lines != 0 && !o.referenced);  // filled, not emitted yet
+    });
+    if (!whole) {
+      std::size_t const end = (b.offset + b.bytes + 4095) / 4096 * 4096;
+      return b.mapping->discard_range(b.offset, end - b.offset);
+    }
+    if (!b.mapping->discard_range(lo, hi - lo)) return false;
+    for (slot_buffer& o : ring)
+      if (shares(o) && o.offset >= lo && o.offset + o.memory.size() <= hi && o.referenced) o.fresh = true;
+    return true;
   }
 
   /// Whether a helper on the reader's CPU fills chunks ahead for the lone worker: into a pipe the
@@ -343,7 +374,7 @@ class pipeline {
       if (m == nullptr || !(reuse_monitor::safe(m->state()) || reuse_monitor::reason(m->state()) == taint::not_yet))
         return;
       ready_for_refill(b, why, stats);
-      b.memory.fault_in(b.memory.discard_extent(b.bytes));
+      b.mapping->fault_in(b.mapping->discard_extent(b.bytes));
       ++stats.helper_fresh;
     }
     helper_fresh_.store(0, std::memory_order_release);  // the helper reads b after this
@@ -420,7 +451,7 @@ class pipeline {
       std::optional<chunk> const c = gen_.plan(target);
       if (!c) break;
       auto const t0 = clock_type::now();
-      b.bytes = gen_.fill(*c, b.memory.span());
+      b.bytes = gen_.fill(*c, b.memory);
       b.lines = c->lines;
       b.sent = 0;
       hs.fill_seconds += seconds_between(t0, clock_type::now());
@@ -436,13 +467,22 @@ class pipeline {
   }
 
   void work(unsigned w, worker_stats& stats, std::vector<int> const& cpus) {
+    // Packed where every refill rewrites a buffer and fresh pages are the exception (--reuse auto
+    // behind a reader that could forward): not where buffers keep their bytes (yes, --pipe-only),
+    // nor for --reuse never, whose chunks span huge pages and whose provisioner drops each
+    // buffer's pages right after its emit.
+    ring_layout const layout(gen_.chunk_capacity(), n_buffers_,
+                             !gen_.constant() && !options_.pipe_only && options_.reuse != reuse_policy::never);
+    std::optional<buffer> ring_memory;
     std::vector<slot_buffer> buffers;
     try {
+      ring_memory.emplace(layout.bytes);
       buffers.reserve(n_buffers_);
-      for (unsigned b = 0; b < n_buffers_; ++b) buffers.emplace_back(gen_.chunk_capacity());
+      for (unsigned b = 0; b < n_buffers_; ++b)
+        buffers.emplace_back(*ring_memory, layout.offset(b), gen_.chunk_capacity());
     } catch (std::bad_alloc const&) {  // mmap refused: ulimit -v, overcommit, a cgroup limit
-      std::size_t const mib =
-          (gen_.chunk_capacity() + buffer::kHugePage - 1) / buffer::kHugePage * buffer::kHugePage >> 20;
+      std::size_t const mapped = (layout.bytes + buffer::kHugePage - 1) / buffer::kHugePage * buffer::kHugePage;
+      std::size_t const mib = ((mapped + n_buffers_ - 1) / n_buffers_ + (1u << 20) - 1) >> 20;  // each, rounded up
       throw std::runtime_error("cannot allocate " + std::to_string(n_buffers_) +
                                (n_buffers_ == 1 ? " buffer" : " buffers") + " of " + std::to_string(mib) +
                                " MiB: " + std::strerror(ENOMEM));
@@ -453,7 +493,7 @@ class pipeline {
     if (provisioned() && cpus.size() > options_.threads) {
       std::vector<std::span<std::byte>> spans;
       spans.reserve(buffers.size());
-      for (slot_buffer const& b : buffers) spans.push_back(b.memory.span());
+      for (slot_buffer const& b : buffers) spans.push_back(b.memory);
       try {
         provisioner.emplace(std::move(spans), cpus[options_.threads], cpus, provisioner_report_);
       } catch (std::exception const&) {  // no thread or memory for it: the worker takes its page faults itself
@@ -463,7 +503,8 @@ class pipeline {
     // provisioner faults fresh ones in before the worker comes back to it.
     auto const provide = [&](slot_buffer& b) {
       ready_for_refill(b, taint::count, stats);
-      provisioner->post(static_cast<std::size_t>(&b - buffers.data()), b.memory.discard_extent(b.bytes));
+      provisioner->post(static_cast<std::size_t>(&b - buffers.data()),
+                        b.mapping->discard_extent(b.offset + b.bytes) - b.offset);
     };
     bool const constant = gen_.constant();
     // Spinning for the turn pays when every worker has a core and one is left for the reader (or
@@ -510,8 +551,8 @@ class pipeline {
           helped_buffer != nullptr || (b.lines != 0 && ((options_.pipe_only && 4 * b.bytes >= gen_.chunk_capacity()) ||
                                                         (constant && b.lines == c->lines)));
       if (!keep) {
-        if (b.referenced) ready_for_refill(b, may_rewrite(b), stats);
-        b.bytes = interleave ? fill_offering(*c, b, pending) : gen_.fill(*c, b.memory.span());
+        if (b.referenced) ready_for_refill(b, may_rewrite(b), stats, buffers);
+        b.bytes = interleave ? fill_offering(*c, b, pending) : gen_.fill(*c, b.memory);
         b.lines = c->lines;
         if (w == 0 && k == 0) huge_kb_ = anon_huge_kb();  // the first chunk is in place: did THP back it?
       }
@@ -648,7 +689,7 @@ class pipeline {
     std::size_t bytes = 0;
     for (std::uint64_t done = 0; done < c.lines; done += step) {
       chunk const slice{c.index, c.first_line + done, std::min(step, c.lines - done)};
-      bytes += gen_.fill_at(slice, b.memory.span(), bytes);
+      bytes += gen_.fill_at(slice, b.memory, bytes);
       if (pending != nullptr) offer(*pending);
     }
     return bytes;
@@ -773,6 +814,7 @@ class pipeline {
   static constexpr std::uint64_t kHelperBuffers = kHelperLead + 2;
   /// Each allocated by the helper when it first fills it; the worker reads one only after its
   /// tag said ready (acquire), so never while the helper creates it.
+  std::array<std::optional<buffer>, kHelperBuffers> helper_memory_;
   std::array<std::optional<slot_buffer>, kHelperBuffers> helper_buffers_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> helper_tags_;
   alignas(64) std::atomic<std::uint64_t> worker_next_{0};

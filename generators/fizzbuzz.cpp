@@ -10,11 +10,8 @@ namespace {
 
 constexpr std::size_t kCopy = 32;  ///< bytes copied at once by the table path
 
-/// Average line length at a digit width, over one rule period (capped): what sizes chunks.
-double average_line(rule_set const& rules, std::size_t width) {
-  constexpr std::uint64_t kSample = 3000;  // lines sampled when the period is longer
-  std::uint64_t const period = rule_period(rules, kSample);
-  std::uint64_t const n = period != 0 ? period : kSample;
+/// The bytes of the lines with offsets 0..n-1 from a multiple of every divisor, at a digit width.
+std::uint64_t first_lines_bytes(rule_set const& rules, std::size_t width, std::uint64_t n) {
   std::uint64_t bytes = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::size_t line = 0;
@@ -22,7 +19,15 @@ double average_line(rule_set const& rules, std::size_t width) {
       if (i % r.divisor == 0) line += r.word.size();
     bytes += (line == 0 ? width : line) + 1;
   }
-  return static_cast<double>(bytes) / static_cast<double>(n);
+  return bytes;
+}
+
+/// Average line length at a digit width, over one rule period (capped): what sizes chunks.
+double average_line(rule_set const& rules, std::size_t width) {
+  constexpr std::uint64_t kSample = 3000;  // lines sampled when the period is longer
+  std::uint64_t const period = rule_period(rules, kSample);
+  std::uint64_t const n = period != 0 ? period : kSample;
+  return static_cast<double>(first_lines_bytes(rules, width, n)) / static_cast<double>(n);
 }
 
 }  // namespace
@@ -36,7 +41,8 @@ fizzbuzz::fizzbuzz(decimal const& from, rule_set rules, std::optional<std::uint6
             std::size_t words = 0;
             for (auto const& r : rules_) words += r.word.size();
             return std::max(width, words) + 1;
-          }),
+          },
+          [this](std::size_t width, std::uint64_t period) { return first_lines_bytes(rules_, width, period); }),
       capacity_(plan_.capacity()),
       arch_(&arch) {
   classic_ = rules_ == classic_rules() && arch_->blocks != nullptr;

@@ -64,7 +64,7 @@ char* plain_lines(char* p, line_state& s, rule_set const& rules, std::uint64_t c
 
 width_plan::width_plan(decimal const& from, rule_set const& rules, std::optional<std::uint64_t> total_lines,
                        std::size_t chunk_bytes, std::function<double(std::size_t)> const& line_bytes,
-                       std::function<std::size_t(std::size_t)> const& longest)
+                       std::function<std::size_t(std::size_t)> const& longest, period_bytes_fn const& period_bytes)
     : from_(from), rules_(rules), total_lines_(total_lines), from_mod30_(from.mod(30)) {
   for (auto const& r : rules_) from_residues_.push_back(from_.mod(r.divisor));
   // One segment per digit width until line offsets leave 64 bits. Chunk sizes follow the average
@@ -80,12 +80,17 @@ width_plan::width_plan(decimal const& from, rule_set const& rules, std::optional
     std::uint64_t lines =
         std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(chunk_bytes) / line_bytes(width)));
     // Whole rule periods per chunk keep every chunk of the segment at the same phase.
-    if (std::uint64_t const period = rule_period(rules_, lines); period != 0 && period <= lines)
-      lines -= lines % period;
+    std::uint64_t const period = rule_period(rules_, lines);
+    if (period != 0 && period <= lines) lines -= lines % period;
     seg.lines_per_chunk = lines;
     seg.first_chunk = chunk;
     max_lines_ = std::max(max_lines_, lines);
-    capacity_ = std::max(capacity_, static_cast<std::size_t>(lines) * longest(width));
+    std::size_t bound = static_cast<std::size_t>(lines) * longest(width);
+    // Every residue of the period occurs lines / period times in any chunk of whole periods, at any
+    // phase; the segment's last chunk holds fewer lines.
+    if (period_bytes && period != 0 && period <= std::min(lines, kExactPeriod))
+      bound = std::min<std::size_t>(bound, lines / period * period_bytes(width, period));
+    capacity_ = std::max(capacity_, bound);
     segments_.push_back(seg);
     if (seg.end_line == UINT64_MAX) break;
     chunk += (seg.end_line - seg.first_line + lines - 1) / lines;

@@ -225,12 +225,12 @@ TEST_F(Failures, SmallAddressSpaceNamesWhatCouldNotBeHad) {
     std::vector<std::string> starts;  ///< the message begins with one of these
   };
   for (auto const& e : {
-           // 20 buffers of 4 MiB (one chunk and its slack, in 2 MiB huge pages) do not fit in 60 MiB.
-           expect{"ulimit -v 60000; $F -n 10M -j 1 --buffers 20 >/dev/null",
+           // 20 buffers of 4 MiB chunks (each with its slack in huge pages of its own) do not fit in 60 MiB.
+           expect{"ulimit -v 60000; $F -n 10M -j 1 --buffers 20 --chunk-bytes 4M >/dev/null",
                   {"fizzgen: cannot allocate 20 buffers of "}},
            // 64 thread stacks of 8 MiB do not fit in 150 MiB; the workers already started allocate
            // their buffers meanwhile, so whichever runs out first is named (both were seen).
-           expect{"ulimit -v 150000; ulimit -s 8192; $F -n 10M -j 64 --buffers 2 >/dev/null",
+           expect{"ulimit -v 150000; ulimit -s 8192; $F -n 10M -j 64 --buffers 2 --chunk-bytes 4M >/dev/null",
                   {"fizzgen: cannot start thread ", "fizzgen: cannot allocate 2 buffers of "}},
        }) {
     outcome const o = sh(e.cmd);
@@ -241,7 +241,7 @@ TEST_F(Failures, SmallAddressSpaceNamesWhatCouldNotBeHad) {
         << e.cmd << ": " << o.err;
     EXPECT_EQ(o.err.find("bad_alloc"), std::string::npos) << o.err;
   }
-  outcome const o = sh("ulimit -v 60000; $F -n 10M -j 1 --buffers 20 >/dev/null");
+  outcome const o = sh("ulimit -v 60000; $F -n 10M -j 1 --buffers 20 --chunk-bytes 4M >/dev/null");
   EXPECT_NE(o.err.find(" MiB: Cannot allocate memory\n"), std::string::npos) << o.err;
 }
 

@@ -285,6 +285,26 @@ TEST(FizzBuzz, ChunksNeverMixDigitWidthsAndStayNearChunkBytes) {
   }
 }
 
+TEST(FizzBuzz, CapacityOfWholePeriodsIsTheirExactSize) {
+  // Chunks of whole rule periods all take the same bytes at a width, so the buffer need not allow
+  // for chunks of the longest lines only: a 512 KiB chunk's buffer stays under 1.1x of it (three to
+  // a 2 MiB huge page), where the longest lines would ask 2.8x. fill_checked's guard bytes, here
+  // and in every test of this file, check the bound is never passed.
+  for (std::string const from : {"1", "95", "999999999999990"}) {
+    fizzbuzz const g(dec(from), fizzgen::classic_rules(), std::nullopt, 512 * 1024);
+    EXPECT_LT(g.chunk_capacity(), 512 * 1024 * 11 / 10) << from;
+    for (std::uint64_t i : {0u, 1u, 2u, 7u}) (void)fill_checked(g, *g.plan(i));
+  }
+  // Custom rules of a short period are bounded the same way, on every arch, across widths; a
+  // period longer than a chunk keeps the longest-line bound.
+  oracle::rules const even_seven{{2, "Even"}, {7, "Seven"}};
+  fizzbuzz const tight(dec("1"), to_rules(even_seven), std::nullopt, 65536);
+  EXPECT_LT(tight.chunk_capacity(), 65536 * 11 / 10);
+  for (fizzgen::kernel_arch const* a : available_archs()) expect_window("9990", even_seven, 40000, 4096, *a);
+  fizzbuzz const wide(dec("1"), to_rules({{7919, "Prime"}, {104729, "Big"}}), std::nullopt, 4096);
+  EXPECT_GE(wide.chunk_capacity(), wide.lines_per_chunk() * std::string("PrimeBig\n").size());
+}
+
 TEST(FizzBuzz, FarChunksOfAnUnboundedStream) {
   // Chunks whose first line is near 2^64 lines after the start: the widest numbers the
   // capacity must allow for, and residues computed from a huge line offset.

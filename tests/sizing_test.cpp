@@ -1,11 +1,13 @@
 // The sizing model (engine/sizing.hpp) on described machines: what it picks, and the properties it
-// promises whatever the machine.
+// promises whatever the machine; and how a ring of buffers lies in huge pages (engine/buffer.hpp).
 #include "engine/sizing.hpp"
 
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cstddef>
+
+#include "engine/buffer.hpp"
 
 namespace {
 
@@ -162,3 +164,30 @@ TEST(Sizing, RoomForRechecksOnlyWhereTheCacheAllows) {
 }
 
 }  // namespace
+
+TEST(RingLayout, PackedBuffersShareHugePagesWithoutCrossingThem) {
+  constexpr std::size_t kHuge = fizzgen::buffer::kHugePage;
+  for (std::size_t capacity : {std::size_t{4096}, 100 * KiB, 512 * KiB + 4100, 700 * KiB, MiB - 1, MiB + 1, 3 * MiB}) {
+    for (unsigned count : {1u, 3u, 4u, 7u}) {
+      fizzgen::ring_layout const l(capacity, count, true);
+      for (unsigned i = 0; i < count; ++i) {
+        std::size_t const at = l.offset(i);
+        EXPECT_EQ(at % 4096, 0u) << capacity << " " << i;
+        EXPECT_LE(at + capacity, l.bytes) << capacity << " " << i;
+        if (capacity <= kHuge) {
+          EXPECT_EQ(at / kHuge, (at + capacity - 1) / kHuge) << "crosses: " << capacity << " " << i;
+        }
+        if (i > 0) {
+          EXPECT_GE(at, l.offset(i - 1) + capacity) << "overlaps: " << capacity << " " << i;
+        }
+      }
+    }
+  }
+  // A 512 KiB chunk and its slack: three to a huge page, so one refill on fresh pages serves three.
+  fizzgen::ring_layout const three(512 * KiB + 4100, 3, true);
+  EXPECT_EQ(three.per_page, 3u);
+  EXPECT_LE(three.bytes, kHuge);
+  // Not packed, every buffer starts a huge page of its own, as a buffer of its own would.
+  fizzgen::ring_layout const apart(512 * KiB + 4100, 3, false);
+  for (unsigned i = 0; i < 3; ++i) EXPECT_EQ(apart.offset(i), i * kHuge);
+}
