@@ -82,8 +82,8 @@ void register_all() {
     std::string from;
   };
   for (start s : {start{"from_1", "1"}, start{"from_1e9", "1000000000"}, start{"from_1e15", "1000000000000000"},
-                  start{"from_1e25", "10000000000000000000000000"}, start{"from_1e60", "1" + std::string(60, '0')},
-                  start{"from_1e100", "1" + std::string(100, '0')}}) {
+                  start{"from_1e18", "1000000000000000000"}, start{"from_1e25", "10000000000000000000000000"},
+                  start{"from_1e60", "1" + std::string(60, '0')}, start{"from_1e100", "1" + std::string(100, '0')}}) {
     for (auto const& arch : kernel_archs()) {
       std::string const name = "classic/" + std::string(s.label) + "/" + std::string(arch.name);
       benchmark::RegisterBenchmark(

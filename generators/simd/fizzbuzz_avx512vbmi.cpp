@@ -6,7 +6,7 @@
 // once per digit width and thread, says which source byte each output byte is. So a block of
 // 16d+94 bytes costs ceil((16d+94)/64) permutes and stores, close to memset's one store per 64.
 // Up to 17 digits, pairs of blocks share one source (the prefixes in 16-byte slots), which halves
-// the work per store that is not the permute and the store; from 7 digits, and from 34 to 107,
+// the work per store that is not the permute and the store; from 7 digits, and from 18 to 107,
 // every store is a whole aligned 64-byte line of the output (below).
 
 #include <immintrin.h>
@@ -339,14 +339,16 @@ char* write_pairs(char* out, std::uint8_t* digits, std::size_t len, std::uint8_t
   return start;
 }
 
-// Wider prefixes (33 to 106 digits) take single blocks, every store a whole aligned line as
+// Wider prefixes (17 to 106 digits) take single blocks, every store a whole aligned line as
 // above: one source of 128 bytes holds the high digits once (bytes 0..len-3, shared by the
 // block's three prefixes and the next block's first, which the last window reaches into), the
 // last two digits of those four prefixes at bytes 104..111, and the constant bytes. In the block
 // whose four prefixes cross a hundred (one in about 33) each window is permuted from two
 // sources, the high digits and the high digits plus one, and blended by the decade of each
 // byte's line (handing that block to the generic kernel cost 17% of the time at 59 digits).
-constexpr std::size_t kWideMinLen = 33, kWideMaxLen = 106;
+// From 17 on, not 33: the 32-byte prefix slots of write_blocks, which took 17 to 32, ran at 0.60x
+// of 10 digits at 26 digits, this path at 0.82x (fizzgen_kernel_bench, Xeon, 2026-12-05).
+constexpr std::size_t kWideMinLen = 17, kWideMaxLen = 106;
 constexpr std::uint8_t kWideLows = 104;
 constexpr std::size_t kWideMaxWhole = (16 * (kWideMaxLen + 1) + 94) / 64;
 /// The padding before the block, its 30 lines and the next block's first ten, padding after.
