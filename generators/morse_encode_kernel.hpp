@@ -41,5 +41,8 @@ char* encode_bytes_scalar(unsigned char const* s, std::size_t n, char const* beg
 
 /// The kernels: encode_eager of n bytes at in into out (room for encode_bound(n)), bytes written.
 std::size_t morse_encode_avx512vbmi2(char const* in, std::size_t n, char* out) noexcept;
+/// The same with the used-slot masks made one way or the other (the kernel picks by CPU vendor;
+/// tests run both).
+std::size_t morse_encode_avx512vbmi2_masks(bool on_port0, char const* in, std::size_t n, char* out) noexcept;
 
 }  // namespace fizzgen::morse
