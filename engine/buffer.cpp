@@ -63,12 +63,7 @@ std::size_t rollup_kb(char const* field) noexcept {
   return kb;
 }
 
-bool buffer::discard(std::size_t used) noexcept {
-  std::size_t const n = discard_extent(used);
-  bool const ok = sys::madvise(data_, n, MADV_DONTNEED) == 0;
-  if (poison_enabled()) std::memset(data_, kPoison, n);
-  return ok;
-}
+bool buffer::discard(std::size_t used) noexcept { return discard_range(0, discard_extent(used)); }
 
 bool buffer::discard_range(std::size_t offset, std::size_t bytes) noexcept {
   if (offset >= size_) return true;

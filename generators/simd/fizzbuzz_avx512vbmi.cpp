@@ -462,7 +462,8 @@ char* fizzbuzz_blocks_avx512vbmi(char* out, char* prefix, std::size_t prefix_len
     std::memset(cached.line_index, kPairConstants + (kNewline - kDigits), sizeof cached.line_index);
     if (len >= 2 && len <= kPairMaxLen)
       (void)build_table(cached.line_index + 64, len, 70, kPairSlot, true, kPairConstants);
-    if (len <= 32) cached.block_vectors = build_table(cached.block, len, 30, 32, false);
+    if (len < kWideMinLen)
+      cached.block_vectors = build_table(cached.block, len, 30, 32, false);  // write_blocks' lengths
     if (len >= kWideMinLen) build_wide_tables(cached.wide, cached.decade, len);
     cached.len = len;
   }
