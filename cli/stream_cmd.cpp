@@ -52,10 +52,10 @@ void add_stream_options(CLI::App& app, stream_request& t) {
   app.add_option("--helper", t.helper,
                  "With one worker into a pipe, a thread on the reader's CPU (at idle priority: the reader "
                  "always comes first) works ahead: a helper fills chunks, which the worker emits when they are "
-                 "ready and fills itself when not; with --reuse never, a provisioner faults in the fresh pages "
-                 "of the next refills. auto (default: the worker times the stream with and without it and "
-                 "keeps the faster way, the helper only while it fills at least one chunk in eight, measuring "
-                 "again now and then), on or off")
+                 "ready and fills itself when not (with --reuse never, on fresh pages it zeroes there). auto "
+                 "(default: the worker times the stream with and without it and keeps the faster way, the "
+                 "helper only while it fills at least one chunk in eight, measuring again now and then), on "
+                 "or off")
       ->type_name("WHEN")
       ->check(choice_check({"auto", "on", "off"}, "choice"));
   app.add_option("--pipe-size", t.pipe_size,

@@ -37,12 +37,10 @@ class helper_probe {
   /// it gains nothing clear, its CPU is left to the reader (into a pv that splices 128 KiB at a
   /// time it was as often late as on time, and no faster).
   static constexpr double kMargin = 0.98;
-  /// The provisioner (--reuse never) works on unless its windows took this much more time than
-  /// the others: the page zeroing it takes over is work the worker must otherwise do itself, and
-  /// with the stricter margin noise in the windows took it off for a third of some runs (16 GiB
-  /// into pv -S, --stats rates, medians of 5: 15.5 GiB/s with the probe, 16.6 with it always on;
-  /// paired whole runs, this margin against that one: 1.008 of the time, within the noise).
-  static constexpr double kProvisionerMargin = 1.02;
+  /// With --reuse never the helper works on unless its windows took this much more time than the
+  /// others: every chunk it fills, it zeroes the fresh pages of, work the worker must otherwise
+  /// do itself; a stricter margin lets noise in the windows take it off for stretches of a run.
+  static constexpr double kFreshPagesMargin = 1.02;
   /// The helper works on only where, in the measurement's windows with it, at least this share of
   /// the chunks emitted were its own: a helper mostly late (into a pv that splices 128 KiB at a
   /// time, 100-150 of 1700-2200 chunks it filled were emitted, the rest filled too late) saves the
@@ -70,7 +68,7 @@ class helper_probe {
   }
 
   /// The current chunk went out at `now` (seconds on a steady clock); `own` when the helper
-  /// filled it (the provisioner's windows count every chunk). Returns true when helping() changed.
+  /// filled it. Returns true when helping() changed.
   bool chunk_done(double now, bool own = true) noexcept {
     if (mode_ != helper_mode::automatic) return false;
     if (warming_ < warm_up_) {  // start-up: the first scan of the readers, pages faulted in

@@ -23,7 +23,6 @@
 #include "engine/buffer.hpp"
 #include "engine/cpus.hpp"
 #include "engine/pacer.hpp"
-#include "engine/page_provisioner.hpp"
 #include "engine/sizing.hpp"
 #include "engine/spin.hpp"
 
@@ -149,10 +148,12 @@ class pipeline {
             helper_stats& hs = report.helper;
             if (pin_current_thread(cpu)) hs.cpu = cpu;
             // Its buffers are mapped and every page faulted in before it goes idle: at idle
-            // priority it never takes the address space's lock (mmap, page faults, madvise),
-            // which a starved idle thread would hold against the worker's vmsplice and faults
-            // (seen: a worker stalled for seconds beside a busy CPU). So it never takes fresh
-            // pages either: it refills only in place, or stops helping.
+            // priority it avoids the address space's lock (mmap, page faults, madvise), which a
+            // starved idle thread would hold against the worker's vmsplice and faults (seen: a
+            // worker stalled for seconds beside a busy CPU). So under --reuse auto it asks the
+            // worker for fresh pages (help()). Under --reuse never, where every refill is on
+            // fresh pages, it takes them itself: zeroing them is the most of a refill's cost, and
+            // done on the CPU that then fills them, their bytes never cross to the other core.
             try {
               for (std::size_t i = 0; i < kHelperBuffers; ++i) {
                 buffer& m = helper_memory_[i].emplace(gen_.chunk_capacity());
@@ -185,7 +186,7 @@ class pipeline {
                 stats.cpu = cpus[w % cpus.size()];
                 pinned_.fetch_add(1, std::memory_order_relaxed);
               }
-              work(w, stats, cpus);
+              work(w, stats);
             } catch (std::exception const& e) {
               abort_with(e.what());
             }
@@ -209,6 +210,7 @@ class pipeline {
       helper_on_.notify_all();
       report.helper.windows = probe_.windows();
       report.helper.windows_helped = probe_.windows_helped();
+      report.helper.window_chunks = probe_.window_chunks();
     }
     out_.while_full(nullptr);
     report.seconds = seconds_between(start, clock_type::now());
@@ -223,13 +225,6 @@ class pipeline {
     report.pinned = pinned_.load(std::memory_order_relaxed);
     report.stopped = stopped_.load(std::memory_order_relaxed);
     report.huge_pages_kb = huge_kb_;
-    report.provisioner = provisioner_report_;
-    if (report.provisioner.ran) {
-      report.provisioner.mode = options_.helper;
-      report.provisioner.windows = probe_.windows();
-      report.provisioner.windows_helped = probe_.windows_helped();
-      report.provisioner.window_chunks = probe_.window_chunks();
-    }
     report.interleaved = interleaved_;
     report.pace_piece_bytes = pacer_.piece_bytes();
     report.stalls = pacer_.stalls();
@@ -321,16 +316,8 @@ class pipeline {
   /// Whether a helper on the reader's CPU fills chunks ahead for the lone worker: into a pipe the
   /// worker vmsplices, with a CPU this process may use that no worker has (the reader's), and
   /// chunks that differ; not with a pacer or a write pattern, which decide themselves when bytes
-  /// go out, nor with --reuse never: the helper refills its buffers only in place (help()).
-  bool helped() const noexcept { return reader_cpu_free() && options_.reuse != reuse_policy::never; }
-
-  /// Whether a provisioner on the reader's CPU faults fresh pages in for the lone worker's refills
-  /// (--reuse never), where the helper would have filled chunks ahead.
-  bool provisioned() const noexcept { return reader_cpu_free() && options_.reuse == reuse_policy::never; }
-
-  /// Whether a lone worker vmsplices into a pipe with a CPU left to the reader, which may do work
-  /// for it there; not with a pacer or a write pattern, which decide themselves when bytes go out.
-  bool reader_cpu_free() const noexcept {
+  /// go out.
+  bool helped() const noexcept {
     return options_.helper != helper_mode::off && options_.threads == 1 && online_cpus_ >= 2 && !options_.alone &&
            options_.pin && out_.shares_pages() && out_.pipe_size() > 0 && !gen_.constant() && !options_.pipe_only &&
            !pattern_ && !pacer_.active();
@@ -426,6 +413,11 @@ class pipeline {
         pause();
         continue;
       }
+      if (b.referenced && options_.reuse == reuse_policy::never) {  // fresh pages, taken here (see run())
+        if (!give_fresh_pages(b, {})) break;                        // the worker fills every chunk itself
+        ++hs.fresh;
+        b.referenced = false;
+      }
       if (b.referenced) {
         taint const why = may_rewrite(b, false);
         if (why == taint::in_pipe) {  // in our pipe, or left it with no re-check for it yet: both pass
@@ -433,8 +425,8 @@ class pipeline {
           continue;
         }
         if (why != taint::none) {
-          // Only fresh pages would do, which this thread never takes at idle priority (above): it
-          // asks the worker for them (one buffer at a time) and waits.
+          // Only fresh pages would do, which this thread avoids taking at idle priority (see
+          // run()): it asks the worker for them (one buffer at a time) and waits.
           if (asked == 0) {
             ++hs.asked_fresh;
             helper_fresh_.store(static_cast<std::uint32_t>(h + 1), std::memory_order_release);
@@ -466,11 +458,10 @@ class pipeline {
     }
   }
 
-  void work(unsigned w, worker_stats& stats, std::vector<int> const& cpus) {
+  void work(unsigned w, worker_stats& stats) {
     // Packed where every refill rewrites a buffer and fresh pages are the exception (--reuse auto
     // behind a reader that could forward): not where buffers keep their bytes (yes, --pipe-only),
-    // nor for --reuse never, whose chunks span huge pages and whose provisioner drops each
-    // buffer's pages right after its emit.
+    // nor for --reuse never, whose chunks span huge pages.
     ring_layout const layout(gen_.chunk_capacity(), n_buffers_,
                              !gen_.constant() && !options_.pipe_only && options_.reuse != reuse_policy::never);
     std::optional<buffer> ring_memory;
@@ -487,25 +478,6 @@ class pipeline {
                                (n_buffers_ == 1 ? " buffer" : " buffers") + " of " + std::to_string(mib) +
                                " MiB: " + std::strerror(ENOMEM));
     }
-    // Declared after the buffers: stopped before they are unmapped (its populating holds the
-    // address space's lock for reading; the unmapping waits for that).
-    std::optional<page_provisioner> provisioner;
-    if (provisioned() && cpus.size() > options_.threads) {
-      std::vector<std::span<std::byte>> spans;
-      spans.reserve(buffers.size());
-      for (slot_buffer const& b : buffers) spans.push_back(b.memory);
-      try {
-        provisioner.emplace(std::move(spans), cpus[options_.threads], cpus, provisioner_report_);
-      } catch (std::exception const&) {  // no thread or memory for it: the worker takes its page faults itself
-      }
-    }
-    // With a provisioner, a buffer's pages are dropped as soon as its chunk is in the pipe, and the
-    // provisioner faults fresh ones in before the worker comes back to it.
-    auto const provide = [&](slot_buffer& b) {
-      ready_for_refill(b, taint::count, stats);
-      provisioner->post(static_cast<std::size_t>(&b - buffers.data()),
-                        b.mapping->discard_extent(b.offset + b.bytes) - b.offset);
-    };
     bool const constant = gen_.constant();
     // Spinning for the turn pays when every worker has a core and one is left for the reader (or
     // nothing else needs one: 2 workers on 2 CPUs generating alone ran at 1.83-2.03x of one
@@ -516,10 +488,16 @@ class pipeline {
     bool const interleave = interleaved();
     if (interleave && w == 0) interleaved_ = true;
     slot_buffer* pending = nullptr;  // interleave: the chunk before, offered to the pipe, not yet emitted
-    if (helper_tags_) probe_ = helper_probe(options_.helper);  // only with one worker
-    if (provisioner)
-      probe_ = helper_probe(options_.helper, options_.chunk_bytes >> 20, helper_probe::kProvisionerMargin);
-    bool provide_now = probe_.helping();  // the provisioner's turn, when there is one
+    if (helper_tags_)                // only with one worker
+      probe_ =
+          helper_probe(options_.helper, options_.chunk_bytes >> 20,
+                       options_.reuse == reuse_policy::never ? helper_probe::kFreshPagesMargin : helper_probe::kMargin);
+    // The worker is done with a buffer of the helper's once its chunk is in the pipe: the helper
+    // may refill it (release: it reads the fields the emit wrote).
+    auto const hand_back = [&](std::uint64_t index, bool helped) {
+      if (helped) helper_tags_[index % kHelperBuffers].store(tag_of(index, kTaken), std::memory_order_release);
+    };
+    bool pending_helped = false;  // interleave: whether the pending chunk is in a buffer of the helper's
     // The chunk being emitted when the run ends goes out whole, as without interleaving.
     auto const finish_pending = [&](std::uint64_t index) {
       if (pending == nullptr || !status_ok()) return;
@@ -569,25 +547,20 @@ class pipeline {
       bool done = false;
       if (!interleave) {
         done = emit_chunk(index, b, stats);
-        if (provisioner && provide_now && !done) provide(b);
-        if (helped_buffer != nullptr) {
-          // Release: the helper that refills it reads the fields the emit wrote.
-          helper_tags_[index % kHelperBuffers].store(tag_of(index, kTaken), std::memory_order_release);
-        }
+        hand_back(index, helped_buffer != nullptr);
       } else {
-        if (pending != nullptr) done = emit_chunk(index - 1, *pending, stats);
-        if (provisioner && provide_now && pending != nullptr && !done) provide(*pending);
+        if (pending != nullptr) {
+          done = emit_chunk(index - 1, *pending, stats);
+          hand_back(index - 1, pending_helped);
+        }
         if (!done) offer(b);
         pending = &b;
+        pending_helped = helped_buffer != nullptr;
       }
-      if ((helper_tags_ || provisioner) &&
-          probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count(),
-                            provisioner || helped_buffer != nullptr)) {
-        provide_now = probe_.helping();
-        if (helper_tags_) {
-          helper_on_.store(provide_now ? 1 : 0, std::memory_order_relaxed);
-          helper_on_.notify_all();
-        }
+      if (helper_tags_ && probe_.chunk_done(std::chrono::duration<double>(clock_type::now().time_since_epoch()).count(),
+                                            helped_buffer != nullptr)) {
+        helper_on_.store(probe_.helping() ? 1 : 0, std::memory_order_relaxed);
+        helper_on_.notify_all();
       }
       if (done) {
         stop_.store(true, std::memory_order_relaxed);
@@ -794,13 +767,12 @@ class pipeline {
   std::atomic<unsigned> pinned_{0};
   std::atomic<bool> stopped_{false};
   std::mutex abort_mutex_;
-  std::string abort_error_;               ///< guarded by abort_mutex_
-  std::size_t huge_kb_ = 0;               ///< written by worker 0 before the join
-  provisioner_stats provisioner_report_;  ///< written by the lone worker before the join
-  bool interleaved_ = false;              ///< written by worker 0 before the join
-  pacer pacer_;                           ///< held with the turn, like bytes_
-  std::optional<size_pattern> pattern_;   ///< held with the turn
-  std::vector<std::byte> carry_;          ///< held with the turn: the start of a piece of want_ bytes
+  std::string abort_error_;              ///< guarded by abort_mutex_
+  std::size_t huge_kb_ = 0;              ///< written by worker 0 before the join
+  bool interleaved_ = false;             ///< written by worker 0 before the join
+  pacer pacer_;                          ///< held with the turn, like bytes_
+  std::optional<size_pattern> pattern_;  ///< held with the turn
+  std::vector<std::byte> carry_;         ///< held with the turn: the start of a piece of want_ bytes
   std::size_t want_ = 0;
   bool limit_reached_ = false;  ///< held with the turn
   /// Held with the turn, for the re-checks while the pipe is full: the chunk being emitted, and

@@ -14,7 +14,6 @@
 
 #include "engine/helper_probe.hpp"
 #include "engine/pacer.hpp"
-#include "engine/page_provisioner.hpp"
 #include "engine/reuse_monitor.hpp"
 #include "generators/generator.hpp"
 #include "output/sink.hpp"
@@ -103,8 +102,10 @@ struct helper_stats {
   std::uint64_t windows = 0, windows_helped = 0;  ///< automatic: timed windows, and those it worked in
   std::uint64_t filled = 0;                       ///< chunks it filled and published
   std::uint64_t late = 0;                         ///< chunks it filled that the worker had filled itself meanwhile
-  std::uint64_t reused = 0;                       ///< refills of its buffers in place (it refills no other way)
-  std::uint64_t asked_fresh = 0;                  ///< times it asked the worker for fresh pages for a buffer
+  std::uint64_t window_chunks = 0;                ///< automatic: chunks per timed window
+  std::uint64_t reused = 0;                       ///< refills of its buffers in place
+  std::uint64_t fresh = 0;        ///< refills of its buffers on fresh pages it took itself (--reuse never)
+  std::uint64_t asked_fresh = 0;  ///< times it asked the worker for fresh pages for a buffer
   double fill_seconds = 0;
 };
 
@@ -125,7 +126,6 @@ struct run_report {
   bool interleaved = false;       ///< the lone worker offered each chunk to the pipe while filling the next
   std::vector<worker_stats> workers;
   helper_stats helper;
-  provisioner_stats provisioner;  ///< --reuse never, one worker: fresh pages faulted in on the reader's CPU
 };
 
 /// Streams gen into out until the generator ends, the byte limit is reached, the reader goes away

@@ -103,27 +103,17 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
       fresh += w.helper_fresh;
     }
     std::string const windows =
-        windows_worked(r.helper.mode, r.helper.windows_helped, r.helper.windows, helper_probe::kWindow);
+        windows_worked(r.helper.mode, r.helper.windows_helped, r.helper.windows, r.helper.window_chunks);
     std::fprintf(out,
                  "  helper (cpu %d, SCHED_IDLE, beside the reader): %sfilled %s ahead in %.3f s, %llu emitted, "
-                 "%llu filled too late; refills in place %llu, given fresh pages by the worker %llu (asked %llu)\n",
+                 "%llu filled too late; refills in place %llu, on fresh pages %llu (its own), given fresh pages by "
+                 "the worker %llu (asked %llu)\n",
                  r.helper.cpu, windows.c_str(), counted(r.helper.filled + r.helper.late, "chunk").c_str(),
                  r.helper.fill_seconds, static_cast<unsigned long long>(from_helper),
                  static_cast<unsigned long long>(r.helper.late), static_cast<unsigned long long>(r.helper.reused),
-                 static_cast<unsigned long long>(fresh), static_cast<unsigned long long>(r.helper.asked_fresh));
+                 static_cast<unsigned long long>(r.helper.fresh), static_cast<unsigned long long>(fresh),
+                 static_cast<unsigned long long>(r.helper.asked_fresh));
   }
-  if (r.provisioner.ran)
-    std::fprintf(out,
-                 "  provisioner (cpu %d, SCHED_IDLE, beside the reader): %sfresh pages faulted in for %s "
-                 "(%s) in %.3f s, %llu refilled before it got to them%s\n",
-                 r.provisioner.cpu,
-                 windows_worked(r.provisioner.mode, r.provisioner.windows_helped, r.provisioner.windows,
-                                r.provisioner.window_chunks)
-                     .c_str(),
-                 counted(r.provisioner.populated, "refill").c_str(),
-                 human_bytes(static_cast<double>(r.provisioner.bytes)).c_str(), r.provisioner.seconds,
-                 static_cast<unsigned long long>(r.provisioner.overtaken),
-                 r.provisioner.unsupported ? "; stopped: the kernel has no MADV_POPULATE_WRITE" : "");
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
   if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
   if (setup.rate != 0)
@@ -152,23 +142,15 @@ std::string run_status(run_report const& r, int signo) {
 }
 
 json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines, int signo) {
-  json helper = nullptr, provisioner = nullptr;
+  json helper = nullptr;
   if (r.helper.ran) {
     helper = beside_the_reader(r.helper.cpu, r.helper.mode, r.helper.windows, r.helper.windows_helped);
     helper["filled"] = r.helper.filled;
     helper["late"] = r.helper.late;
     helper["reused"] = r.helper.reused;
+    helper["fresh"] = r.helper.fresh;
     helper["asked_fresh"] = r.helper.asked_fresh;
     helper["fill_seconds"] = r.helper.fill_seconds;
-  }
-  if (r.provisioner.ran) {
-    provisioner =
-        beside_the_reader(r.provisioner.cpu, r.provisioner.mode, r.provisioner.windows, r.provisioner.windows_helped);
-    provisioner["populated"] = r.provisioner.populated;
-    provisioner["bytes"] = r.provisioner.bytes;
-    provisioner["overtaken"] = r.provisioner.overtaken;
-    provisioner["seconds"] = r.provisioner.seconds;
-    provisioner["unsupported"] = r.provisioner.unsupported;
   }
   json workers = json::array();
   for (worker_stats const& w : r.workers)
@@ -216,8 +198,7 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
           {"burst", setup.burst},
           {"silences", r.silences},
           {"workers", workers},
-          {"helper", helper},
-          {"provisioner", provisioner}};
+          {"helper", helper}};
 }
 
 }  // namespace fizzgen::cli

@@ -546,10 +546,8 @@ TEST(Helper, ChunksFilledOnTheReadersCpuGoOutInOrder) {
   }
 }
 
-TEST(Helper, NeitherThreadStartedWhereItCannotHelp) {
+TEST(Helper, NotStartedWhereItCannotHelp) {
   // Off, two workers or an unpinned worker: no thread on the reader's CPU, whatever the policy.
-  // --reuse never has no helper (it refills only in place), a policy that refills in place no
-  // provisioner.
   std::uint64_t const lines = 20000;
   fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 16384);
   for (int variant = 0; variant < 8; ++variant) {
@@ -565,11 +563,8 @@ TEST(Helper, NeitherThreadStartedWhereItCannotHelp) {
     });
     EXPECT_EQ(r.status, emit_status::ok) << r.error;
     EXPECT_EQ(oracle::first_difference(got, oracle::fizzbuzz_lines("1", lines)), "") << "variant " << variant;
-    EXPECT_FALSE(r.helper.ran && never) << "variant " << variant << ": a helper with --reuse never";
-    EXPECT_FALSE(r.provisioner.ran && !never) << "variant " << variant << ": a provisioner refilling in place";
     if (variant / 2 != 3) {
       EXPECT_FALSE(r.helper.ran) << "variant " << variant;
-      EXPECT_FALSE(r.provisioner.ran) << "variant " << variant;
       for (auto const& w : r.workers) EXPECT_EQ(w.from_helper, 0u);
     }
   }
@@ -606,21 +601,23 @@ std::string through_a_forwarder(Emit emit, std::chrono::microseconds pause) {
   return got;
 }
 
-TEST(Provisioner, FreshPagesFaultedInAheadLeaveForwardedPagesAlone) {
+TEST(Helper, WithReuseNeverItFillsOnFreshPagesAndForwardedPagesStayIntact) {
   // --reuse never, one pinned worker into a pipe read by a forwarder that keeps up to 1 MiB of our
-  // pages in a pipe of its own: the provisioner on the other CPU faults fresh pages in for each
-  // buffer as soon as its chunk is in the pipe, and the forwarded bytes stay the oracle's.
-  if (fizzgen::allowed_cpus().size() < 2) GTEST_SKIP() << "the provisioner needs a CPU beside the worker's";
+  // pages in a pipe of its own: the helper on the other CPU takes fresh pages for every refill of
+  // its buffers, as the worker does for its own, and the forwarded bytes stay the oracle's, with
+  // and without interleaved emits (three buffers and one).
+  if (fizzgen::allowed_cpus().size() < 2) GTEST_SKIP() << "the helper needs a CPU beside the worker's";
   std::uint64_t const lines = 300000;
   std::string const want = oracle::fizzbuzz_lines("1", lines);
   fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 65536);
-  for (std::optional<std::uint64_t> const limit :
-       {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{999999}}) {
-    std::string const what = limit ? "byte limit" : "whole stream";
+  for (int variant = 0; variant < 3; ++variant) {
+    std::optional<std::uint64_t> const limit =
+        variant == 1 ? std::optional<std::uint64_t>{999999} : std::optional<std::uint64_t>{};
+    std::string const what = "variant " + std::to_string(variant);
     std::string const expected = limit ? want.substr(0, *limit) : want;
     // At idle priority it may get no CPU on a loaded machine: a few tries (each one checked).
     run_report r;
-    for (int attempt = 0; attempt < 5 && (attempt == 0 || r.provisioner.populated == 0); ++attempt) {
+    for (int attempt = 0; attempt < 5 && (attempt == 0 || r.helper.fresh == 0); ++attempt) {
       std::string const got = through_a_forwarder(
           [&](int fd) {
             auto out = fizzgen::open_sink(fd, 65536);
@@ -628,21 +625,24 @@ TEST(Provisioner, FreshPagesFaultedInAheadLeaveForwardedPagesAlone) {
             o.pin = true;
             o.reuse = fizzgen::reuse_policy::never;
             o.helper = fizzgen::helper_mode::on;
+            if (variant == 2) o.buffers_per_worker = 1;  // no interleaving
             r = run_guarded(g, *out, o);
           },
           20us);
       EXPECT_EQ(r.status, emit_status::ok) << r.error;
       ASSERT_EQ(oracle::first_difference(got, expected), "") << what << ", attempt " << attempt;
     }
-    EXPECT_FALSE(r.helper.ran) << what << ": the helper refills only in place, never with --reuse never";
-    if (fizzgen::probe_vmsplice() != fizzgen::vmsplice_kind::shares) continue;  // a copying sink: nothing to provide
-    ASSERT_TRUE(r.provisioner.ran) << what;
-    EXPECT_EQ(r.provisioner.mode, fizzgen::helper_mode::on);
-    EXPECT_GT(r.provisioner.populated, 0u) << what;
-    EXPECT_EQ(r.workers[0].reused, 0u) << what << ": a refill in place with --reuse never";
-    // Every chunk but the last went to fresh pages as soon as it was in the pipe.
-    EXPECT_GE(r.workers[0].discarded + 1, r.workers[0].chunks) << what;
-    EXPECT_LE(r.provisioner.populated + r.provisioner.overtaken, r.workers[0].discarded) << what;
+    if (fizzgen::probe_vmsplice() != fizzgen::vmsplice_kind::shares) continue;  // a copying sink: no helper
+    ASSERT_TRUE(r.helper.ran) << what;
+    EXPECT_EQ(r.helper.mode, fizzgen::helper_mode::on);
+    EXPECT_GT(r.helper.fresh, 0u) << what;
+    EXPECT_EQ(r.helper.reused, 0u) << what << ": the helper refilled in place with --reuse never";
+    EXPECT_EQ(r.helper.asked_fresh, 0u) << what;
+    EXPECT_EQ(r.workers[0].reused, 0u) << what << ": the worker refilled in place with --reuse never";
+    EXPECT_GT(r.workers[0].from_helper, 0u) << what;
+    // Each refill of a buffer of the helper's follows a chunk of it the worker emitted, or one it
+    // filled too late.
+    EXPECT_LE(r.helper.fresh, r.workers[0].from_helper + r.helper.late) << what;
   }
 }
 

@@ -97,13 +97,13 @@ TEST(HelperProbe, AHelperMostlyLateRestsHoweverItsWindowsCameOut) {
   }
 }
 
-TEST(HelperProbe, TheProvisionerWorksOnUnlessClearlySlower) {
+TEST(HelperProbe, OnFreshPagesTheHelperWorksOnUnlessClearlySlower) {
   // Its margin runs the other way: 1% slower with it is noise, and it keeps its work.
   double now = 0;
-  helper_probe kept(helper_mode::automatic, 1, helper_probe::kProvisionerMargin);
+  helper_probe kept(helper_mode::automatic, 1, helper_probe::kFreshPagesMargin);
   run(kept, helper_probe::kWarmUp + kCycle + helper_probe::kProbe * helper_probe::kWindow, 1.01, 1.0, now);
   EXPECT_TRUE(kept.helping());
-  helper_probe rests(helper_mode::automatic, 1, helper_probe::kProvisionerMargin);
+  helper_probe rests(helper_mode::automatic, 1, helper_probe::kFreshPagesMargin);
   run(rests, helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow, 1.05, 1.0, now);
   EXPECT_FALSE(rests.helping());
 }
