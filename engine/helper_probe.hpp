@@ -33,6 +33,10 @@ class helper_probe {
   /// still being scanned, and one scan landing in a window with the helper once chose "alone"
   /// for 15 GiB of a 16 GiB run: 23.9 GiB/s against 30-33).
   static constexpr std::uint64_t kRest = 14;
+  /// Each further measurement that chooses to work alone again doubles the rest after it, up to
+  /// this: the windows with the helper cost where it does not pay (behind a reader that keeps its
+  /// CPU busy, 3 of every 20 windows cost the stream 5%), and a machine seldom changes its mind.
+  static constexpr std::uint64_t kMaxRest = 8 * kRest;
   /// The helper works on only where its windows took this much less time than the others: where
   /// it gains nothing clear, its CPU is left to the reader (into a pv that splices 128 KiB at a
   /// time it was as often late as on time, and no faster).
@@ -88,12 +92,14 @@ class helper_probe {
     }
     if (phase_ == kProbe - 1) {
       bool const pulls_weight = static_cast<double>(own_with_) >= kMinShare * static_cast<double>(timed_with_);
-      faster_with_ = with_ < margin_ * without_ && pulls_weight;
+      bool const with = with_ < margin_ * without_ && pulls_weight;
+      rest_ = with || faster_with_ ? kRest : std::min(2 * rest_, kMaxRest);
+      faster_with_ = with;
       with_ = without_ = kNever;
       own_with_ = timed_with_ = 0;
     }
     ++window_;
-    phase_ = (phase_ + 1) % (kProbe + (faster_with_ ? kRun : kRest));
+    phase_ = (phase_ + 1) % (kProbe + (faster_with_ ? kRun : rest_));
     if (helping()) ++windows_helped_;
     chunks_ = 0;
     started_ = now;
@@ -115,7 +121,8 @@ class helper_probe {
   double with_ = kNever, without_ = kNever;  ///< the measurement's shortest window of each kind, in seconds
   /// The measurement's timed chunks with the helper at work, and the helper's own among them.
   std::uint64_t timed_with_ = 0, own_with_ = 0;
-  bool faster_with_ = true;  ///< the way the last measurement chose (the helper before the first)
+  bool faster_with_ = true;     ///< the way the last measurement chose (the helper before the first)
+  std::uint64_t rest_ = kRest;  ///< windows alone after the last measurement, when it chose that
 };
 
 }  // namespace fizzgen

@@ -73,6 +73,30 @@ TEST(HelperProbe, LetsTheHelperRestWhereItIsSlowerAndComesBackWhenItPays) {
             kCycle - helper_probe::kProbe * helper_probe::kWindow);
 }
 
+TEST(HelperProbe, RestsLongerEachTimeTheHelperIsSlowerAgain) {
+  double now = 0;
+  helper_probe p(helper_mode::automatic);
+  std::vector<bool> const seen = run(p, helper_probe::kWarmUp + 40 * helper_probe::kMaxRest * helper_probe::kWindow,
+                                     1.2, 1.0, now);  // the helper costs a fifth, all along
+  // The stretches alone longer than a window: from a measurement's last window without the
+  // helper through the rest after it. (Within a measurement the windows alternate.)
+  std::uint64_t const w = helper_probe::kWindow;
+  std::vector<std::uint64_t> rests;
+  std::uint64_t alone = 0;
+  for (std::uint64_t i = helper_probe::kWarmUp; i < seen.size(); ++i) {
+    if (!seen[i]) {
+      ++alone;
+    } else {
+      if (alone > w) rests.push_back(alone / w - 1);
+      alone = 0;
+    }
+  }
+  ASSERT_GE(rests.size(), 6u);
+  std::vector<std::uint64_t> const want{helper_probe::kRest,    2 * helper_probe::kRest, 4 * helper_probe::kRest,
+                                        helper_probe::kMaxRest, helper_probe::kMaxRest,  helper_probe::kMaxRest};
+  EXPECT_EQ(std::vector<std::uint64_t>(rests.begin(), rests.begin() + 6), want);
+}
+
 TEST(HelperProbe, NoClearGainLeavesTheCpuToTheReader) {
   double now = 0;
   helper_probe p(helper_mode::automatic);
