@@ -607,12 +607,12 @@ TEST(Helper, WithReuseNeverItFillsOnFreshPagesAndForwardedPagesStayIntact) {
   // its buffers, as the worker does for its own, and the forwarded bytes stay the oracle's, with
   // and without interleaved emits (three buffers and one).
   if (fizzgen::allowed_cpus().size() < 2) GTEST_SKIP() << "the helper needs a CPU beside the worker's";
-  std::uint64_t const lines = 300000;
+  std::uint64_t const lines = 600000;  // 60 chunks: the helper's six buffers come round
   std::string const want = oracle::fizzbuzz_lines("1", lines);
   fizzbuzz const g(dec("1"), fizzgen::classic_rules(), lines, 65536);
   for (int variant = 0; variant < 3; ++variant) {
     std::optional<std::uint64_t> const limit =
-        variant == 1 ? std::optional<std::uint64_t>{999999} : std::optional<std::uint64_t>{};
+        variant == 1 ? std::optional<std::uint64_t>{2999999} : std::optional<std::uint64_t>{};
     std::string const what = "variant " + std::to_string(variant);
     std::string const expected = limit ? want.substr(0, *limit) : want;
     // At idle priority it may get no CPU on a loaded machine: a few tries (each one checked).
@@ -628,7 +628,7 @@ TEST(Helper, WithReuseNeverItFillsOnFreshPagesAndForwardedPagesStayIntact) {
             if (variant == 2) o.buffers_per_worker = 1;  // no interleaving
             r = run_guarded(g, *out, o);
           },
-          20us);
+          100us);  // a reader slower than the worker: the helper gets ahead
       EXPECT_EQ(r.status, emit_status::ok) << r.error;
       ASSERT_EQ(oracle::first_difference(got, expected), "") << what << ", attempt " << attempt;
     }
