@@ -413,18 +413,18 @@ class pipeline {
         pause();
         continue;
       }
-      if (b.referenced && options_.reuse == reuse_policy::never) {  // fresh pages, taken here (see run())
-        if (!give_fresh_pages(b, {})) break;                        // the worker fills every chunk itself
-        ++hs.fresh;
-        b.referenced = false;
-      }
       if (b.referenced) {
         taint const why = may_rewrite(b, false);
         if (why == taint::in_pipe) {  // in our pipe, or left it with no re-check for it yet: both pass
           pause();
           continue;
         }
-        if (why != taint::none) {
+        if (why == taint::count) {              // --reuse never: fresh pages, taken here (see run())
+          if (!give_fresh_pages(b, {})) break;  // the worker fills every chunk itself
+          ++hs.fresh;
+        } else if (why == taint::none) {
+          ++hs.reused;
+        } else {
           // Only fresh pages would do, which this thread avoids taking at idle priority (see
           // run()): it asks the worker for them (one buffer at a time) and waits.
           if (asked == 0) {
@@ -434,7 +434,6 @@ class pipeline {
           pause();
           continue;
         }
-        ++hs.reused;
         b.referenced = false;
       }
       idle = 0;
