@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -50,32 +51,26 @@ encode_tables const& enc() noexcept {
   return t;
 }
 
-/// The class (kSlotBytes) of a byte of a slot.
-constexpr unsigned slot_class(char c) noexcept {
-  unsigned k = 0;
-  while (kSlotBytes[k] != c) ++k;
-  return k;
-}
-
 encode_slot_tables make_slot_tables() noexcept {
   encode_slot_tables t{};
-  auto put = [&t](unsigned b, unsigned j, char c) {
-    for (unsigned p = 0; p < 3; ++p) t.plane[p][b] |= static_cast<std::uint8_t>(((slot_class(c) >> p) & 1u) << j);
-  };
   for (unsigned b = 0; b < 128; ++b) {
     auto const c = static_cast<unsigned char>(b);
+    std::uint8_t plane[4] = {};
+    auto put = [&plane](unsigned j, char byte) {
+      for (unsigned p = 0; p < 4; ++p) plane[p] |= static_cast<std::uint8_t>(((slot_class(byte) >> p) & 1u) << j);
+    };
     std::string_view const code = code_of(c);
     if (kind_of(c) == byte_kind::pass) {
-      put(b, 0, static_cast<char>(c));
-      t.space[b] = kPassBit;
-      t.length[b] = 1;
-      continue;
+      put(0, static_cast<char>(c));
+    } else if (!code.empty() && c != kUnslotted) {
+      for (std::size_t j = 0; j < code.size(); ++j) put(static_cast<unsigned>(j), code[j]);  // '&' is ". ..."
+      put(static_cast<unsigned>(code.size()), ' ');
     }
-    if (code.empty() || c == kUnslotted) continue;                                            // nothing used
-    for (std::size_t j = 0; j < code.size(); ++j) put(b, static_cast<unsigned>(j), code[j]);  // '&' is ". ..."
-    put(b, static_cast<unsigned>(code.size()), ' ');
-    t.space[b] = static_cast<std::uint8_t>(1u << code.size());
-    t.length[b] = static_cast<std::uint8_t>(code.size() + 1);
+    t.plane[0][b] = plane[0];
+    t.plane[1][b] = plane[1];
+    // Planes 2 and 3 where the kernel looks for them: at slot byte 0 of a byte below 0x40.
+    if (((plane[2] | plane[3]) & ~1u) != 0 || ((plane[2] | plane[3]) != 0 && b >= 64)) std::abort();
+    if (b < 64) t.low_planes[b] = static_cast<std::uint8_t>(plane[2] | plane[3] << 1);
   }
   return t;
 }
