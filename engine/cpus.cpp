@@ -76,6 +76,13 @@ machine_topology const& topology() {
 
 std::vector<int> allowed_cpus() { return topology().cpus; }
 
+unsigned allowed_cpu_count() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
 bool pin_current_thread(int cpu) noexcept {
   cpu_set_t set;
   CPU_ZERO(&set);

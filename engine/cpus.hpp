@@ -27,6 +27,10 @@ machine_topology const& topology();
 /// Read once per process.
 std::vector<int> allowed_cpus();
 
+/// How many CPUs this process's affinity mask holds (at least 1), from the mask alone: where only
+/// a count is needed, without the few ms hwloc takes to read the topology.
+unsigned allowed_cpu_count() noexcept;
+
 /// Pins the calling thread to `cpu`; false (and the thread stays unpinned) on failure.
 bool pin_current_thread(int cpu) noexcept;
 
