@@ -149,16 +149,16 @@ TEST(MorseEncodeKernel, PassBytesTakeBackSpacesAcrossBytesWithoutACode) {
 
 TEST(MorseEncodeKernel, GroupsWithAndWithoutACarriageReturnWriteTheScalarBytes) {
   // The avx512vbmi2 kernel turns slot classes into bytes by an affine map, which has no room for
-  // '\r': a group of 16 blocks (1 KiB) holding one takes vpshufb instead. A lone '\r' at every
+  // '\r': a group of 8 blocks (512 bytes) holding one takes vpshufb instead. A lone '\r' at every
   // place of three groups' edges and middles, CRLF text, and '\r' after every kind of byte.
   kernel_arch const* vbmi2 = nullptr;
   for (kernel_arch const* a : encoder_archs())
     if (a->name == std::string_view("avx512vbmi2")) vbmi2 = a;
   if (vbmi2 == nullptr) GTEST_SKIP() << "no AVX-512 VBMI2 on this CPU";
   std::mt19937_64 rng(9);
-  std::string const text = english_like(rng, 3 * 1024 + 100);
+  std::string const text = english_like(rng, 3 * 512 + 100);
   std::vector<std::string> inputs;
-  for (std::size_t at = 0; at < text.size(); at += at % 1024 < 4 || at % 1024 > 1016 ? 1 : 61) {
+  for (std::size_t at = 0; at < text.size(); at += at % 512 < 4 || at % 512 > 508 ? 1 : 61) {
     inputs.push_back(text);
     inputs.back()[at] = '\r';
   }
