@@ -114,7 +114,7 @@ std::size_t encode(char const* in, std::size_t n, char* out) noexcept {
   __m512i const low_planes = _mm512_loadu_si512(t.low_planes);
   __m512i const gather[4] = {gather_index(0), gather_index(1), gather_index(2), gather_index(3)};
   __m512i const unslotted = _mm512_set1_epi8(static_cast<char>(kUnslotted)), del = _mm512_set1_epi8(0x7f);
-  __m512i const cr = _mm512_set1_epi8('\r'), low7 = _mm512_set1_epi8(0x7f), one = _mm512_set1_epi8(1);
+  __m512i const cr = _mm512_set1_epi8('\r'), one = _mm512_set1_epi8(1);
   auto const* s = reinterpret_cast<unsigned char const*>(in);
   // Plans a block; true where it holds a '\r'.
   auto plan = [&](std::size_t i, block_plan& b) noexcept {
@@ -155,8 +155,8 @@ std::size_t encode(char const* in, std::size_t n, char* out) noexcept {
       pass_in_writes = _pext_u64(pass, writes);
       losing = _pdep_u64((pass_in_writes >> 1) & ~pass_in_writes, writes);
     }
-    // The last used bit of each byte: used ^ (used >> 1), the shift kept within the byte.
-    __m512i const last = _mm512_ternarylogic_epi32(used, _mm512_srli_epi16(used, 1), low7, 0x78);
+    // The last used bit of each byte: used ^ (used >> 1), the shift kept within the byte (0x7f).
+    __m512i const last = _mm512_ternarylogic_epi32(used, _mm512_srli_epi16(used, 1), del, 0x78);
     __m512i const lost = _mm512_maskz_mov_epi8(_cvtu64_mask64(losing), last);
     static_assert(slot_class(' ') == 3, "the space's class is in planes 0 and 1");
     plane0 = _mm512_andnot_si512(lost, plane0);
