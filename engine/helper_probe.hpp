@@ -22,12 +22,19 @@ class helper_probe {
  public:
   static constexpr std::uint64_t kWindow = 256;  ///< chunks per window
   /// Chunks at the start of a window left out of its time: the switch settling (the helper
-  /// starting kHelperLead chunks ahead, or its last chunks still being emitted).
-  static constexpr std::uint64_t kSettle = 32;
+  /// starting kHelperLead chunks ahead, or its last chunks still being emitted, and the reader's
+  /// CPU getting used to being idle again or not). Half the window: on a 2-CPU Intel Xeon KVM guest
+  /// into a plain pv, with 32 the windows without the helper that followed one with it ran 5-9.7
+  /// ms instead of 4.4-4.6 early in the stream, and the first measurement chose the helper in 5
+  /// of 8 runs, where it made the stream 10% slower; with 128, in 1 of 6.
+  static constexpr std::uint64_t kSettle = kWindow / 2;
   /// Chunks at the start of the stream before the first window, with the helper at work.
   static constexpr std::uint64_t kWarmUp = 512;
   static constexpr std::uint64_t kProbe = 6;  ///< windows per measurement: with, without, with...
-  static constexpr std::uint64_t kRun = 58;   ///< windows the helper works before the next measurement
+  /// Windows the helper works before the next measurement, once two measurements chose it. The
+  /// first one comes in the stream's first tens of milliseconds, where the windows are least
+  /// alike: whatever it chooses lasts only kRest windows before the second.
+  static constexpr std::uint64_t kRun = 58;
   /// Windows the worker runs alone, after a measurement chose that, before the next one: fewer,
   /// since a wrong choice there costs most (the first measurement comes while the readers are
   /// still being scanned, and one scan landing in a window with the helper once chose "alone"
@@ -99,7 +106,8 @@ class helper_probe {
       own_with_ = timed_with_ = 0;
     }
     ++window_;
-    phase_ = (phase_ + 1) % (kProbe + (faster_with_ ? kRun : rest_));
+    if (phase_ == kProbe - 1) ++measurements_;
+    phase_ = (phase_ + 1) % (kProbe + (faster_with_ && measurements_ > 1 ? kRun : rest_));
     if (helping()) ++windows_helped_;
     chunks_ = 0;
     started_ = now;
@@ -118,6 +126,7 @@ class helper_probe {
   static constexpr double kNever = 1e300;
   std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
   std::uint64_t phase_ = 0;                  ///< the window's place in its cycle: measurement, then run or rest
+  std::uint64_t measurements_ = 0;           ///< measurements made so far
   double with_ = kNever, without_ = kNever;  ///< the measurement's shortest window of each kind, in seconds
   /// The measurement's timed chunks with the helper at work, and the helper's own among them.
   std::uint64_t timed_with_ = 0, own_with_ = 0;

@@ -46,15 +46,31 @@ TEST(HelperProbe, OnAndOffNeverChange) {
 TEST(HelperProbe, KeepsTheHelperWhereItIsFaster) {
   double now = 0;
   helper_probe p(helper_mode::automatic);
-  std::vector<bool> const seen = run(p, helper_probe::kWarmUp + 3 * kCycle, 1.0, 1.5, now);
-  // The warm-up with the helper, then in each cycle two windows without it (the measurement).
+  std::vector<bool> const seen = run(p, helper_probe::kWarmUp + kRestCycle + 2 * kCycle, 1.0, 1.5, now);
+  // The warm-up with the helper, then in each cycle three windows without it (the measurement);
+  // the first measurement's choice lasts a rest's length, the later ones' a run's.
   EXPECT_EQ(count(seen, 0, helper_probe::kWarmUp), helper_probe::kWarmUp);
   std::uint64_t const measured = helper_probe::kProbe / 2 * helper_probe::kWindow;
-  for (int c = 0; c < 3; ++c) {
-    std::uint64_t const from = helper_probe::kWarmUp + static_cast<std::uint64_t>(c) * kCycle;
+  EXPECT_EQ(count(seen, helper_probe::kWarmUp, helper_probe::kWarmUp + kRestCycle), kRestCycle - measured);
+  for (int c = 0; c < 2; ++c) {
+    std::uint64_t const from = helper_probe::kWarmUp + kRestCycle + static_cast<std::uint64_t>(c) * kCycle;
     EXPECT_EQ(count(seen, from, from + kCycle), kCycle - measured) << "cycle " << c;
   }
-  EXPECT_EQ(p.windows(), 3 * (helper_probe::kProbe + helper_probe::kRun));
+  EXPECT_EQ(p.windows(), helper_probe::kProbe + helper_probe::kRest + 2 * (helper_probe::kProbe + helper_probe::kRun));
+}
+
+TEST(HelperProbe, TheFirstChoiceIsCheckedSoon) {
+  // The first measurement comes early in the stream, where the windows are least alike: there
+  // the helper looked faster, but from then on it costs a fifth. The second measurement comes a
+  // rest's length later, not a run's, and takes it off.
+  double now = 0;
+  helper_probe p(helper_mode::automatic);
+  run(p, helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow, 1.0, 1.5, now);
+  ASSERT_TRUE(p.helping());
+  std::vector<bool> const seen = run(p, kRestCycle, 1.2, 1.0, now);
+  EXPECT_FALSE(p.helping()) << "the helper stayed on after the second measurement found it slower";
+  // Helped: the rest's windows and the second measurement's three with the helper.
+  EXPECT_EQ(count(seen, 0, seen.size()), (helper_probe::kRest + helper_probe::kProbe / 2) * helper_probe::kWindow);
 }
 
 TEST(HelperProbe, LetsTheHelperRestWhereItIsSlowerAndComesBackWhenItPays) {
