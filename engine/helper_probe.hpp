@@ -33,7 +33,9 @@ class helper_probe {
   static constexpr std::uint64_t kProbe = 6;  ///< windows per measurement: with, without, with...
   /// Windows the helper works before the next measurement, once two measurements chose it. The
   /// first one comes in the stream's first tens of milliseconds, where the windows are least
-  /// alike: whatever it chooses lasts only kRest windows before the second.
+  /// alike: whatever it chooses lasts only kRest windows before the second. Not with a margin
+  /// that favours the helper (kFreshPagesMargin): there its gain is large and steady, and the
+  /// second measurement's windows alone cost --reuse never 3% into pv.
   static constexpr std::uint64_t kRun = 58;
   /// Windows the worker runs alone, after a measurement chose that, before the next one: fewer,
   /// since a wrong choice there costs most (the first measurement comes while the readers are
@@ -107,7 +109,8 @@ class helper_probe {
     }
     ++window_;
     if (phase_ == kProbe - 1) ++measurements_;
-    phase_ = (phase_ + 1) % (kProbe + (faster_with_ && measurements_ > 1 ? kRun : rest_));
+    bool const settled = measurements_ > 1 || margin_ >= 1.0;  // see kRun
+    phase_ = (phase_ + 1) % (kProbe + (faster_with_ && settled ? kRun : rest_));
     if (helping()) ++windows_helped_;
     chunks_ = 0;
     started_ = now;

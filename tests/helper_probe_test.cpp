@@ -71,6 +71,13 @@ TEST(HelperProbe, TheFirstChoiceIsCheckedSoon) {
   EXPECT_FALSE(p.helping()) << "the helper stayed on after the second measurement found it slower";
   // Helped: the rest's windows and the second measurement's three with the helper.
   EXPECT_EQ(count(seen, 0, seen.size()), (helper_probe::kRest + helper_probe::kProbe / 2) * helper_probe::kWindow);
+
+  // On fresh pages the helper's gain is large and steady: its first choice keeps a run's length.
+  double later = 0;
+  helper_probe fresh(helper_mode::automatic, 1, helper_probe::kFreshPagesMargin);
+  run(fresh, helper_probe::kWarmUp + helper_probe::kProbe * helper_probe::kWindow, 1.0, 1.5, later);
+  std::vector<bool> const kept = run(fresh, kRestCycle, 1.2, 1.0, later);
+  EXPECT_EQ(count(kept, 0, kept.size()), kRestCycle);
 }
 
 TEST(HelperProbe, LetsTheHelperRestWhereItIsSlowerAndComesBackWhenItPays) {
