@@ -106,9 +106,9 @@ class helper_probe {
       faster_with_ = with;
       with_ = without_ = kNever;
       own_with_ = timed_with_ = 0;
+      ++measurements_;
     }
     ++window_;
-    if (phase_ == kProbe - 1) ++measurements_;
     bool const settled = measurements_ > 1 || margin_ >= 1.0;  // see kRun
     phase_ = (phase_ + 1) % (kProbe + (faster_with_ && settled ? kRun : rest_));
     if (helping()) ++windows_helped_;
