@@ -68,9 +68,14 @@ encode_slot_tables make_slot_tables() noexcept {
     }
     t.plane[0][b] = plane[0];
     t.plane[1][b] = plane[1];
-    // Planes 2 and 3 where the kernel looks for them: at slot byte 0 of a byte below 0x40.
-    if (((plane[2] | plane[3]) & ~1u) != 0 || ((plane[2] | plane[3]) != 0 && b >= 64)) std::abort();
-    if (b < 64) t.low_planes[b] = static_cast<std::uint8_t>(plane[2] | plane[3] << 1);
+    t.used[b] = static_cast<std::uint8_t>(plane[0] | plane[1] | plane[2] | plane[3]);
+    t.low[b] = static_cast<std::uint8_t>(plane[2] | plane[3] << 1 | (c == '\r' ? kCrMark : 0));
+    // What the kernel relies on: the used bytes are a prefix; planes 2 and 3 are set at slot
+    // byte 0 only; where plane 3 is, slot byte 1 is not used (`low` itself serves as plane 2,
+    // its bit 1 there); a '\r' uses slot bytes 0 to 5 only (the mark shifted into plane 3).
+    if ((t.used[b] & (t.used[b] + 1u)) != 0 || ((plane[2] | plane[3]) & ~1u) != 0 ||
+        (plane[3] != 0 && (t.used[b] & 2u) != 0) || (c == '\r' && t.used[b] > 0x3f))
+      std::abort();
   }
   return t;
 }

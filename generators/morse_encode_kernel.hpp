@@ -51,15 +51,20 @@ static_assert(slot_class('.') != 0 && slot_class('-') != 0 && slot_class(' ') !=
 static_assert(affine_slot_byte(slot_class('\n')) == '\n' && affine_slot_byte(slot_class('\t')) == '\t' &&
               affine_slot_byte(slot_class('/')) == '/' && affine_slot_byte(slot_class(' ')) == ' ');
 
-/// Per ASCII byte (bytes >= 0x80 have no code): planes 0 and 1 of its slot; planes 2 and 3 are
-/// set only at slot byte 0 of ' ' ('/'), '\r', '\n' and '\t', all below 0x40, so `low_planes`
-/// holds them for bytes below 0x40 only, as bits 0 and 1 (the builder checks this). A byte
-/// without a code uses no slot byte; '%' uses none either, a kernel must send the blocks holding
-/// one to encode_bytes_scalar.
+/// Per ASCII byte (bytes >= 0x80 have no code), each a 128-byte vpermi2b table: planes 0 and 1 of
+/// its slot; `low`, planes 2 and 3, which are set only at slot byte 0 of ' ' ('/'), '\r', '\n'
+/// and '\t', as bits 0 and 1, with bit 7 set for '\r' (a slot byte '\r' never uses); and `used`,
+/// the slot bytes it writes (2^length - 1). A byte without a code uses no slot byte; '%' uses none
+/// either, a kernel must send the blocks holding one to encode_bytes_scalar. The builder checks
+/// that plane 3 is clear where ' ' writes its second slot byte, so `low` itself serves as plane 2.
 struct alignas(64) encode_slot_tables {
   std::uint8_t plane[2][128];
-  std::uint8_t low_planes[64];
+  std::uint8_t low[128];
+  std::uint8_t used[128];
 };
+
+/// The bit of encode_slot_tables::low that marks '\r'.
+inline constexpr std::uint8_t kCrMark = 0x80;
 
 /// The tables, built from generators/morse_table.
 encode_slot_tables const& slot_tables() noexcept;

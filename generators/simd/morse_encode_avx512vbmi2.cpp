@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "generators/morse_encode_kernel.hpp"
 
@@ -110,58 +111,56 @@ inline char* store_block(block_plan const& b, __m512i const (&gather)[4], char* 
 
 std::size_t encode(char const* in, std::size_t n, char* out) noexcept {
   encode_slot_tables const& t = slot_tables();
-  lookup const plane0_of(t.plane[0]), plane1_of(t.plane[1]);
-  __m512i const low_planes = _mm512_loadu_si512(t.low_planes);
+  lookup const plane0_of(t.plane[0]), plane1_of(t.plane[1]), low_of(t.low), used_of(t.used);
   __m512i const gather[4] = {gather_index(0), gather_index(1), gather_index(2), gather_index(3)};
   __m512i const unslotted = _mm512_set1_epi8(static_cast<char>(kUnslotted)), del = _mm512_set1_epi8(0x7f);
-  __m512i const cr = _mm512_set1_epi8('\r'), one = _mm512_set1_epi8(1);
+  __m512i const one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
+  // gf2p8affineqb's matrix of x >> 1 within each byte (row 7 - i, bit i + 1).
+  __m512i const right_shift = _mm512_set1_epi64(std::bit_cast<long long>(std::uint64_t{0x0204081020408000}));
   auto const* s = reinterpret_cast<unsigned char const*>(in);
-  // Plans a block; true where it holds a '\r'.
-  auto plan = [&](std::size_t i, block_plan& b) noexcept {
-    std::size_t const len = n - i < 64 ? n - i : 64;
+  // The `low` planes of a group's blocks ORed: kCrMark where one holds a '\r'.
+  __m512i cr_marks = _mm512_setzero_si512();
+  // Plans a block from the 64 bytes at x_at: `len` of them, the rest zeros (no code).
+  //
+  // Every step is a vector uop on port 0 or 5, where this kernel spends its time (the stores'
+  // compresses, gathers and maps are more than half of it): four lookups, one affine shift, two
+  // tests, four lane shuffles. The version that derived `used` from the planes and plane 3 by
+  // shifts and masks, compared for '\r' per block and loaded with a mask took 1.13-1.15x as
+  // long on text (64 MiB in 256 KiB chunks, in L2).
+  auto plan = [&](unsigned char const* x_at, std::size_t len, block_plan& b) noexcept {
     b.kind = block_plan::nothing;
-    // The bytes past the end load as 0, which has no code: they use no slot byte.
-    std::uint64_t const valid = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
-    __m512i const x = _mm512_maskz_loadu_epi8(_cvtu64_mask64(valid), s + i);
+    __m512i const x = _mm512_loadu_si512(x_at);
     // Bytes from 0x80 up become 0x7f, which has no code either: unmasked lookups, one uop fewer
     // than a mask of them (measured 1.06-1.13x on text).
     __m512i const ascii = _mm512_min_epu8(x, del);
-    __m512i plane0 = plane0_of(ascii), plane1 = plane1_of(ascii);
-    // Planes 2 and 3, bits 0 and 1 of one vpermb of the bytes below 0x40 (bit 6 clear: doubled,
-    // bit 7 clear) where two vpermi2b would take 4 port-5 uops.
-    __mmask64 const below64 = _knot_mask64(_mm512_movepi8_mask(_mm512_add_epi8(ascii, ascii)));
-    __m512i const low = _mm512_maskz_permutexvar_epi8(below64, ascii, low_planes);
-    __m512i const plane2 = _mm512_and_si512(low, one), plane3 = _mm512_and_si512(_mm512_srli_epi16(low, 1), one);
-    // The used slot bytes of a byte are a prefix (2^length - 1): a code and its space use two or
-    // more, a pass byte one, a byte without a code none. The masks follow from these bits on
-    // port 0 (shifts, vpmovb2m), where Intel's 512-bit shuffles and compares share port 5.
-    __m512i used = _mm512_ternarylogic_epi32(plane0, plane1, _mm512_min_epu8(low, one), 0xfe);     // a | b | c
-    std::uint64_t const writes = _cvtmask64_u64(_mm512_movepi8_mask(_mm512_slli_epi16(used, 7)));  // bit 0
-    std::uint64_t const codes = _cvtmask64_u64(_mm512_movepi8_mask(_mm512_slli_epi16(used, 6)));   // bit 1
+    __m512i const plane0 = plane0_of(ascii), plane1 = plane1_of(ascii), low = low_of(ascii);
+    __m512i used = used_of(ascii);
+    cr_marks = _mm512_or_si512(cr_marks, low);
+    // `low` is plane 2 as it stands: its other bits fall on slot bytes the byte does not use
+    // (encode_slot_tables); shifted right a bit within each byte, plane 3.
+    __m512i const plane2 = low, plane3 = _mm512_gf2p8affine_epi64_epi8(low, right_shift, 0);
+    std::uint64_t const writes = _cvtmask64_u64(_mm512_test_epi8_mask(used, one));  // a code or a pass byte
+    std::uint64_t const codes = _cvtmask64_u64(_mm512_test_epi8_mask(used, two));   // two slot bytes or more
     std::uint64_t const pass = writes & ~codes;
     // A pass byte takes back the space ending the code of the nearest byte before it that writes
     // anything, if that byte is no pass byte: that code byte loses its trailing space (its last
-    // used slot byte; the class of ' ' has bits in planes 0 and 1 only).
+    // used slot byte).
     std::uint64_t pass_in_writes = pass, losing = codes & (pass >> 1);
-    if (writes != valid) [[unlikely]] {
+    if (writes != ~std::uint64_t{0}) [[unlikely]] {
       // Some bytes write nothing: among the writing bytes (squeezed with pext) a code byte
       // followed by a pass byte. In text every byte writes; this chain of pext and pdep taken for
       // every block made text 1.2x slower. '%' uses no slot byte either, so its blocks come here too.
       if (_mm512_cmpeq_epi8_mask(x, unslotted) != 0) [[unlikely]] {
         b.kind = block_plan::scalar;
-        return false;
+        return;
       }
-      if (writes == 0) return false;  // bytes without a code only
+      if (writes == 0) return;  // bytes without a code only
       pass_in_writes = _pext_u64(pass, writes);
       losing = _pdep_u64((pass_in_writes >> 1) & ~pass_in_writes, writes);
     }
-    // The last used bit of each byte: used ^ (used >> 1), the shift kept within the byte (0x7f).
-    __m512i const last = _mm512_ternarylogic_epi32(used, _mm512_srli_epi16(used, 1), del, 0x78);
-    __m512i const lost = _mm512_maskz_mov_epi8(_cvtu64_mask64(losing), last);
-    static_assert(slot_class(' ') == 3, "the space's class is in planes 0 and 1");
-    plane0 = _mm512_andnot_si512(lost, plane0);
-    plane1 = _mm512_andnot_si512(lost, plane1);
-    used = _mm512_andnot_si512(lost, used);
+    // `used` is 2^length - 1, so without its last slot byte it is used >> 1; a slot byte not
+    // used is not stored, whatever its class.
+    used = _mm512_mask_gf2p8affine_epi64_epi8(used, _cvtu64_mask64(losing), used, right_shift, 0);
     b.kind = block_plan::vectors;
     b.takes_back = static_cast<std::uint8_t>(pass_in_writes & 1);
     // The last writing byte, a code byte, keeps its space (no pass byte after it in this block).
@@ -173,7 +172,6 @@ std::size_t encode(char const* in, std::size_t n, char* out) noexcept {
     b.planes[1] = _mm512_shuffle_i64x2(plane2, plane3, 0x44);
     b.planes[2] = _mm512_shuffle_i64x2(plane0, plane1, 0xee);
     b.planes[3] = _mm512_shuffle_i64x2(plane2, plane3, 0xee);
-    return _mm512_cmpeq_epi8_mask(x, cr) != 0;
   };
   char* p = out;
   // Whether the output so far ends in a space, kept in a register: reading p[-1] back right after
@@ -182,14 +180,23 @@ std::size_t encode(char const* in, std::size_t n, char* out) noexcept {
   block_plan plans[kGroupBlocks];
   for (std::size_t g = 0; g < n; g += 64 * kGroupBlocks) {
     std::size_t const blocks = std::min(kGroupBlocks, (n - g + 63) / 64);
-    bool any_cr = false;
+    cr_marks = _mm512_setzero_si512();
     for (std::size_t k = 0; k < blocks; ++k) {
       // The input may be a file's mapping, read in place and not yet in any cache: fetch 64
       // blocks ahead (past the end a prefetch faults on nothing; the address is an integer).
       _mm_prefetch(reinterpret_cast<char const*>(reinterpret_cast<std::uintptr_t>(in) + g + 64 * k + 4096),
                    _MM_HINT_T0);
-      any_cr |= plan(g + 64 * k, plans[k]);
+      std::size_t const i = g + 64 * k;
+      if (n - i >= 64) [[likely]] {
+        plan(s + i, 64, plans[k]);
+      } else {
+        alignas(64) unsigned char last[64] = {};
+        std::memcpy(last, s + i, n - i);
+        plan(last, n - i, plans[k]);
+      }
     }
+    static_assert(kCrMark == 0x80, "vpmovb2m reads bit 7");
+    bool const any_cr = _mm512_movepi8_mask(cr_marks) != 0;
     for (std::size_t k = 0; k < blocks; ++k) {
       block_plan const& b = plans[k];
       if (b.kind == block_plan::scalar) [[unlikely]] {
