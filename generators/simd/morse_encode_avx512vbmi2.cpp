@@ -125,7 +125,7 @@ std::size_t encode(char const* in, std::size_t n, char* out) noexcept {
   // Every step is a vector uop on port 0 or 5, where this kernel spends its time (the stores'
   // compresses, gathers and maps are more than half of it): four lookups, one affine shift, two
   // tests, four lane shuffles. The version that derived `used` from the planes and plane 3 by
-  // shifts and masks, compared for '\r' per block and loaded with a mask took 1.13-1.15x as
+  // shifts and masks, compared for '\r' per block and loaded with a mask took 1.12-1.15x as
   // long on text (64 MiB in 256 KiB chunks, in L2).
   auto plan = [&](unsigned char const* x_at, std::size_t len, block_plan& b) noexcept {
     b.kind = block_plan::nothing;
