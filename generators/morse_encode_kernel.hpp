@@ -56,7 +56,8 @@ static_assert(affine_slot_byte(slot_class('\n')) == '\n' && affine_slot_byte(slo
 /// and '\t', as bits 0 and 1, with bit 7 set for '\r' (a slot byte '\r' never uses); and `used`,
 /// the slot bytes it writes (2^length - 1). A byte without a code uses no slot byte; '%' uses none
 /// either, a kernel must send the blocks holding one to encode_bytes_scalar. The builder checks
-/// that plane 3 is clear where ' ' writes its second slot byte, so `low` itself serves as plane 2.
+/// what lets `low` itself serve as plane 2 and, shifted, as plane 3: its bits other than bit 0
+/// (bit 1 and the mark) fall on slot bytes the byte does not use.
 struct alignas(64) encode_slot_tables {
   std::uint8_t plane[2][128];
   std::uint8_t low[128];
