@@ -17,7 +17,7 @@ void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
       ->type_name("N")
       ->check(threads_check());
   add_size_option(cmd, "--chunk-size", t.chunk_size,
-                  "Input bytes per chunk (default 128K; the output never depends on it)",
+                  "Input bytes per chunk (default 128K; 512K to decode a file; the output never depends on it)",
                   size_value(1, std::uint64_t{1} << 30, "must be from 1 to 1G"));
   add_arch_option(cmd, t.arch, kArchHelp);
 }

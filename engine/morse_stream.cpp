@@ -283,7 +283,16 @@ std::span<char const> positioned_decode_chunk(char const* buf, std::size_t back,
 class chunker {
  public:
   chunker(int fd, morse_stream_options const& o)
-      : fd_(fd), map_(fd, o.mapping), file_(map_.mapped() ? -1 : fd), positioned_(file_.open()), options_(o) {}
+      : fd_(fd), map_(fd, o.mapping), file_(map_.mapped() ? -1 : fd), positioned_(file_.open()), options_(o) {
+    if (options_.chunk_bytes == 0) {
+      bool const file = map_.mapped() || positioned_;
+      options_.chunk_bytes = o.direction == morse_direction::decode && file
+                                 ? morse_stream_options::kDecodeFileChunkBytes
+                                 : morse_stream_options::kChunkBytes;
+    }
+  }
+  /// Input bytes per chunk (decode chunks may hold up to 9 more: see run_morse_stream).
+  std::size_t chunk_bytes() const noexcept { return options_.chunk_bytes; }
 
   /// Fills t.in with the next chunk (or, for a positioned file, says where it is); false once the
   /// input has ended.
@@ -396,10 +405,8 @@ class chunker {
 morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options const& options) {
   morse_stream_report report;
   bool const encoding = options.direction == morse_direction::encode;
-  std::size_t const chunk = std::max<std::size_t>(options.chunk_bytes, 1);
-  morse_stream_options o = options;
-  o.chunk_bytes = chunk;
-  chunker input(in_fd, o);
+  chunker input(in_fd, options);
+  std::size_t const chunk = input.chunk_bytes();
   // A decode chunk may hold up to 9 bytes more than `chunk`: 8 carried from the previous read, the
   // last 8 bytes of a long group and its separator (decode_chunk), or 8 read before its offset
   // (positioned_decode_chunk).

@@ -33,11 +33,18 @@ enum class input_mapping {
 struct morse_stream_options {
   morse_direction direction = morse_direction::encode;
   unsigned threads = 1;  ///< >= 1: cores transforming chunks at once
-  /// Input bytes per chunk (>= 1). 128 KiB: a chunk and its Morse (about 4x) stay within a 1 MiB
-  /// L2, and a read file takes half the read(2) calls of 64 KiB chunks, each dear on a VM (256 MiB,
-  /// one thread, 7 pairs against 64 KiB: encode 0.94x the time, decode 0.82x; 256 KiB 1-3% slower
-  /// than 128 KiB).
-  std::size_t chunk_bytes = std::size_t{1} << 17;
+  /// Input bytes per chunk; 0: the default, kChunkBytes, or kDecodeFileChunkBytes to decode a
+  /// regular file.
+  std::size_t chunk_bytes = 0;
+  /// 128 KiB: a chunk and its Morse (about 4x) stay within a 1 MiB L2, and a read file takes half
+  /// the read(2) calls of 64 KiB chunks, each dear on a VM (256 MiB, one thread, 7 pairs against
+  /// 64 KiB: encode 0.94x the time, decode 0.82x; 256 KiB 1-3% slower than 128 KiB).
+  static constexpr std::size_t kChunkBytes = std::size_t{1} << 17;
+  /// Decoding a file, a chunk's text is about a quarter of its Morse: 512 KiB of Morse write about
+  /// 128 KiB. A 128 KiB chunk of Morse took 19 us, and two threads waited for each other's turn
+  /// at every one (a 2-CPU Xeon VM, 1 GiB of Morse, 15 runs: one thread 148.9 ms against 151.4
+  /// at 128 KiB, two 82.0 against 85.6). From a pipe the reader sets the pace: the smaller chunk.
+  static constexpr std::size_t kDecodeFileChunkBytes = std::size_t{1} << 19;
   kernel_arch const* arch = nullptr;          ///< the kernels' arch; nullptr: default_arch()
   std::string input_name = "standard input";  ///< how errors name in_fd: a file name, or this
   input_mapping mapping = input_mapping::automatic;
