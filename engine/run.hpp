@@ -99,6 +99,7 @@ struct helper_stats {
   bool ran = false;
   int cpu = -1;
   helper_mode mode = helper_mode::off;
+  std::uint64_t buffers = 0;                      ///< its buffers (more under --reuse auto)
   std::uint64_t windows = 0, windows_helped = 0;  ///< automatic: timed windows, and those it worked in
   std::uint64_t filled = 0;                       ///< chunks it filled and published
   std::uint64_t late = 0;                         ///< chunks it filled that the worker had filled itself meanwhile

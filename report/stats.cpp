@@ -104,15 +104,16 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
     }
     std::string const windows =
         windows_worked(r.helper.mode, r.helper.windows_helped, r.helper.windows, r.helper.window_chunks);
-    std::fprintf(out,
-                 "  helper (cpu %d, SCHED_IDLE, beside the reader): %sfilled %s ahead in %.3f s, %llu emitted, "
-                 "%llu filled too late; refills in place %llu, on fresh pages %llu (its own), given fresh pages by "
-                 "the worker %llu (asked %llu)\n",
-                 r.helper.cpu, windows.c_str(), counted(r.helper.filled + r.helper.late, "chunk").c_str(),
-                 r.helper.fill_seconds, static_cast<unsigned long long>(from_helper),
-                 static_cast<unsigned long long>(r.helper.late), static_cast<unsigned long long>(r.helper.reused),
-                 static_cast<unsigned long long>(r.helper.fresh), static_cast<unsigned long long>(fresh),
-                 static_cast<unsigned long long>(r.helper.asked_fresh));
+    std::fprintf(
+        out,
+        "  helper (cpu %d, SCHED_IDLE, beside the reader, %llu buffers): %sfilled %s ahead in %.3f s, %llu emitted, "
+        "%llu filled too late; refills in place %llu, on fresh pages %llu (its own), given fresh pages by "
+        "the worker %llu (asked %llu)\n",
+        r.helper.cpu, static_cast<unsigned long long>(r.helper.buffers), windows.c_str(),
+        counted(r.helper.filled + r.helper.late, "chunk").c_str(), r.helper.fill_seconds,
+        static_cast<unsigned long long>(from_helper), static_cast<unsigned long long>(r.helper.late),
+        static_cast<unsigned long long>(r.helper.reused), static_cast<unsigned long long>(r.helper.fresh),
+        static_cast<unsigned long long>(fresh), static_cast<unsigned long long>(r.helper.asked_fresh));
   }
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
   if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
@@ -145,6 +146,7 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
   json helper = nullptr;
   if (r.helper.ran) {
     helper = beside_the_reader(r.helper.cpu, r.helper.mode, r.helper.windows, r.helper.windows_helped);
+    helper["buffers"] = r.helper.buffers;
     helper["filled"] = r.helper.filled;
     helper["late"] = r.helper.late;
     helper["reused"] = r.helper.reused;
