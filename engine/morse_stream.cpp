@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -139,6 +140,13 @@ class mapping {
   /// Leaves the fd's offset at the end, as reading it would have.
   void consumed() const noexcept {
     if (mapped()) ::lseek(fd_, 0, SEEK_END);
+  }
+  /// Unmaps the pages of piece `i` of `n` (cut at huge pages), read no more: threads unmapping a
+  /// piece each take less time than munmap alone (see run_morse_stream).
+  void drop_piece(std::size_t i, std::size_t n) const noexcept {
+    std::size_t const hp = buffer::kHugePage;
+    auto const at = [&](std::size_t k) { return k == n ? length_ : length_ / hp * k / n * hp; };
+    if (base_ != nullptr && at(i + 1) > at(i)) ::madvise(base_ + at(i), at(i + 1) - at(i), MADV_DONTNEED);
   }
 
  private:
@@ -353,6 +361,8 @@ class chunker {
   bool cut_short() const noexcept { return map_.cut_short() || file_.cut_short(); }
   /// Input bytes taken so far.
   std::uint64_t bytes() const noexcept { return bytes_; }
+  /// Unmaps piece i of n of a mapped input, read no more.
+  void drop_piece(std::size_t i, std::size_t n) const noexcept { map_.drop_piece(i, n); }
   void finish() const noexcept {
     map_.consumed();
     file_.consumed();
@@ -405,6 +415,11 @@ class chunker {
 morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options const& options) {
   morse_stream_report report;
   bool const encoding = options.direction == morse_direction::encode;
+  unsigned const threads = std::max(options.threads, 1u);
+  // TBB's threads first: the second takes a millisecond or two to start, meanwhile the input is
+  // mapped.
+  std::optional<pipeline::pool> workers;
+  if (threads > 1) workers.emplace(threads);
   chunker input(in_fd, options);
   std::size_t const chunk = input.chunk_bytes();
   // A decode chunk may hold up to 9 bytes more than `chunk`: 8 carried from the previous read, the
@@ -459,8 +474,8 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
     // chunks went to a thread other than the token's last one, with 2 tokens 14, and 2 GiB
     // encoded in 0.95x the time (decoded in 0.97x). Capped: thread counts far above the CPUs buy
     // nothing, and each token keeps the pages of its buffers it has used.
-    unsigned const threads = std::max(options.threads, 1u);
-    pipeline::run_ordered<token>(threads, std::size_t{std::min(threads, 64u)}, read, transform, emit);
+    pipeline::run_ordered<token>(workers ? &*workers : nullptr, threads, std::size_t{std::min(threads, 64u)}, read,
+                                 transform, emit);
   } catch (std::bad_alloc const&) {  // a chunk's buffers (taken as chunks come): ulimit -v, a cgroup
     report.status = emit_status::failed;
     report.error = "cannot allocate the buffers of a chunk (" + std::to_string(in_cap >> 10) + " KiB in, " +
@@ -468,6 +483,24 @@ morse_stream_report run_morse_stream(int in_fd, int out_fd, morse_stream_options
   } catch (std::exception const& e) {
     report.status = emit_status::failed;
     report.error = e.what();
+  }
+  if (workers && input.mapped()) {
+    // Unmapping a file that the page cache holds in small folios takes a while, and nothing else
+    // runs then (256 MiB: 3.3 ms at the end of a 43 ms run on two threads); the threads each
+    // unmapping pieces took 1.9-2.0 ms. Not while they transform chunks: each unmap interrupts
+    // the other CPU to flush its TLB (done behind the emitted chunks, two threads took 1.09x the
+    // time).
+    struct pieces {
+      chunker const& input;
+      std::size_t n;
+    } p{input, 4 * std::size_t{threads}};  // a few each: a thread late to the task takes fewer
+    workers->each(
+        p.n,
+        [](void* context, std::size_t i) {
+          auto const& q = *static_cast<pieces const*>(context);
+          q.input.drop_piece(i, q.n);
+        },
+        &p);
   }
   report.bytes_in = input.bytes();
   report.mapped = input.mapped();

@@ -12,9 +12,10 @@
 //     which orders its calls on different threads, and both are taken once the run is over, which
 //     orders everything the serial stages wrote before the caller reads it;
 //   - the pool is a mutex-guarded free list;
-//   - TBB's worker threads are joined at the end of every run (tbb::finalize), so the next run's
-//     workers are new threads, ordered by pthread_create, rather than parked ones woken inside
-//     libtbb.
+//   - TBB's worker threads are joined when their pool ends (tbb::finalize; a run without a pool of
+//     the caller's has one of its own), so the next pool's workers are new threads, ordered by
+//     pthread_create, rather than parked ones woken inside libtbb; within a pool, each run hands
+//     its tokens on as above, and pool::each hands on with an atomic each way.
 // What is left is TBB's own header code reusing its own memory: tests/tsan.supp.
 
 #include <tbb/parallel_pipeline.h>
@@ -23,12 +24,37 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace fizzgen::pipeline {
 
-/// Runs `chain` with at most `tokens` in flight on `threads` threads (TBB's cap at the CPU count
-/// raised to it), then joins TBB's workers. Rethrows the first exception a stage threw.
+/// TBB's threads for a run, `threads` of them with the caller (TBB's cap at the CPU count raised to
+/// it): asked for at construction, so that a worker, which takes a millisecond or two to start
+/// and join, starts while the caller prepares its input; joined (tbb::finalize) at destruction.
+class pool {
+ public:
+  explicit pool(unsigned threads);
+  ~pool();
+  pool(pool const&) = delete;
+  pool& operator=(pool const&) = delete;
+
+  unsigned threads() const noexcept { return threads_; }
+  /// Runs `chain` with at most `tokens` in flight. Rethrows the first exception a stage threw.
+  void run(tbb::filter<void, void> const& chain, std::size_t tokens);
+  /// Calls f(i) for every i below n, on the pool's threads at once (on the caller's alone when
+  /// they are busy); each call sees what the caller wrote before, and the caller what each wrote.
+  /// f must not throw.
+  void each(std::size_t n, void (*f)(void* context, std::size_t i), void* context);
+
+ private:
+  struct state;
+  unsigned threads_;
+  std::unique_ptr<state> state_;
+};
+
+/// Runs `chain` with at most `tokens` in flight on `threads` threads, then joins TBB's workers.
+/// Rethrows the first exception a stage threw.
 void run_chain(tbb::filter<void, void> const& chain, unsigned threads, std::size_t tokens);
 
 /// Reads in order, transforms in parallel, combines in order, on `threads` threads with at most
@@ -39,7 +65,21 @@ void run_chain(tbb::filter<void, void> const& chain, unsigned threads, std::size
 ///   bool combine(Token&)    in read order; false: stop reading (tokens read already are dropped)
 /// Exceptions from any stage end the run and come out of this call.
 template <class Token, class Read, class Transform, class Combine>
+void run_ordered(pool* workers, unsigned threads, std::size_t tokens, Read&& read, Transform&& transform,
+                 Combine&& combine);
+
+template <class Token, class Read, class Transform, class Combine>
 void run_ordered(unsigned threads, std::size_t tokens, Read&& read, Transform&& transform, Combine&& combine) {
+  run_ordered<Token>(nullptr, threads, tokens, std::forward<Read>(read), std::forward<Transform>(transform),
+                     std::forward<Combine>(combine));
+}
+
+/// As above, on the threads of `workers` (whose count is then `threads`) when not null, else on
+/// threads started for the run.
+template <class Token, class Read, class Transform, class Combine>
+void run_ordered(pool* workers, unsigned threads, std::size_t tokens, Read&& read, Transform&& transform,
+                 Combine&& combine) {
+  if (workers != nullptr) threads = workers->threads();
   if (threads <= 1) {
     // One thread runs one token at a time under TBB too: here the stages take turns on the
     // caller's thread without starting TBB, whose start-up (loading its allocator, looking for
@@ -101,10 +141,14 @@ void run_ordered(unsigned threads, std::size_t tokens, Read&& read, Transform&& 
     s->hand_on(0);
     give(s);
   };
-  run_chain(tbb::make_filter<void, slot*>(tbb::filter_mode::serial_in_order, first) &
-                tbb::make_filter<slot*, slot*>(tbb::filter_mode::parallel, middle) &
-                tbb::make_filter<slot*, void>(tbb::filter_mode::serial_in_order, last),
-            threads, tokens);
+  auto const chain = tbb::make_filter<void, slot*>(tbb::filter_mode::serial_in_order, first) &
+                     tbb::make_filter<slot*, slot*>(tbb::filter_mode::parallel, middle) &
+                     tbb::make_filter<slot*, void>(tbb::filter_mode::serial_in_order, last);
+  if (workers != nullptr) {
+    workers->run(chain, tokens);
+  } else {
+    run_chain(chain, threads, tokens);
+  }
   std::scoped_lock const done(read_order, combine_order);  // see the top of the file
 }
 
