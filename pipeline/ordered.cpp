@@ -105,9 +105,4 @@ void pool::each(std::size_t n, void (*f)(void* context, std::size_t i), void* co
   for (std::size_t i = 0; i < n; ++i) (void)done[i].load(std::memory_order_acquire);
 }
 
-void run_chain(tbb::filter<void, void> const& chain, unsigned threads, std::size_t tokens) {
-  pool workers(threads);
-  workers.run(chain, tokens);
-}
-
 }  // namespace fizzgen::pipeline

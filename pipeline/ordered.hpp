@@ -53,10 +53,6 @@ class pool {
   std::unique_ptr<state> state_;
 };
 
-/// Runs `chain` with at most `tokens` in flight on `threads` threads, then joins TBB's workers.
-/// Rethrows the first exception a stage threw.
-void run_chain(tbb::filter<void, void> const& chain, unsigned threads, std::size_t tokens);
-
 /// Reads in order, transforms in parallel, combines in order, on `threads` threads with at most
 /// `tokens` tokens in flight (both >= 1; one thread: one token, on the caller's thread), until
 /// `read` says the input ended or `combine` says stop:
@@ -147,7 +143,8 @@ void run_ordered(pool* workers, unsigned threads, std::size_t tokens, Read&& rea
   if (workers != nullptr) {
     workers->run(chain, tokens);
   } else {
-    run_chain(chain, threads, tokens);
+    pool own(threads);  // joined before the locks below are taken
+    own.run(chain, tokens);
   }
   std::scoped_lock const done(read_order, combine_order);  // see the top of the file
 }
