@@ -58,6 +58,14 @@ void add_stream_options(CLI::App& app, stream_request& t) {
                  "or off")
       ->type_name("WHEN")
       ->check(choice_check({"auto", "on", "off"}, "choice"));
+  app.add_option("--idle-poll", t.idle_poll,
+                 "Into a pipe or a socket, ask the kernel to keep idle CPUs polling while the stream runs (a "
+                 "CPU latency limit of 0 us through /dev/cpu_dma_latency, dropped when the stream ends), so "
+                 "the reader wakes at once for each chunk instead of from a halt: auto (default: when "
+                 "/dev/cpu_dma_latency can be written, as root; not for --rate, --stall, --burst; then no "
+                 "helper under --helper auto unless --reuse never) or off. --stats says whether it held")
+      ->type_name("WHEN")
+      ->check(choice_check({"auto", "off"}, "choice"));
   app.add_option("--pipe-size", t.pipe_size,
                  "Pipe size to ask for (default: one chunk, from the L2 cache); above what the system allows "
                  "(fs.pipe-max-size), the largest size allowed; --stats says which")

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "engine/cpus.hpp"
+#include "engine/idle_poll.hpp"
 #include "engine/reuse_monitor.hpp"
 #include "output/sink.hpp"
 
@@ -71,6 +72,15 @@ std::string monitor_findings(reuse_monitor const& monitor, run_report const& rep
   return s + (ended.empty() ? "" : "; unsafe findings: " + ended) + ")";
 }
 
+/// Whether idle CPUs should poll for this stream (engine/idle_poll.hpp), and if not, why not.
+std::string why_no_idle_poll(int fd, stream_overrides const& o) {
+  if (!o.idle_poll) return "not asked to poll (--idle-poll off)";
+  if (!has_reader(fd, o.generate_only)) return "not asked to poll (no reader to wake: not a pipe or a socket)";
+  if (o.rate || o.pauses.stall_every != 0 || o.pauses.burst_off.count() > 0)
+    return "not asked to poll (a paced stream: --rate, --stall, --burst)";
+  return "";
+}
+
 }  // namespace
 
 stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& sizes, stream_overrides const& o) {
@@ -123,11 +133,30 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
     monitor.emplace(fd, *out);
     options.monitor = &*monitor;
   }
+  stream_outcome r;
+  r.idle_poll_why = why_no_idle_poll(fd, o);
+  std::optional<idle_poll_request> idle_poll;
+  if (r.idle_poll_why.empty()) {
+    idle_poll.emplace();
+    r.idle_poll = idle_poll->held();
+    r.idle_poll_why =
+        r.idle_poll ? "polling while the stream ran (CPU latency limit 0 us, " + std::string(kCpuLatencyDevice) + ")"
+                    : "not polling (" + idle_poll->why() + ")";
+    // A helper on the reader's CPU keeps that CPU out of its polling idle state, and each wake-up of
+    // the reader is an interrupt again: with the limit held, refilling in place, --helper on ran at
+    // 0.70x of --helper off into pv -S and the default (whose probe tries the helper now and then)
+    // took 1.06x the time of --helper off (docs/performance.md). Where every chunk takes fresh pages
+    // (--reuse never) a helper still pays (1.23x): its probe decides there. --helper on starts one.
+    if (r.idle_poll && options.helper == helper_mode::automatic && options.reuse != reuse_policy::never) {
+      options.helper = helper_mode::off;
+      r.idle_poll_why += "; no helper beside the reader (--helper auto), which would keep its CPU busy";
+    }
+  }
   if (o.on_start) o.on_start();
 
-  stream_outcome r;
   r.threads_asked = asked;
   r.report = run(gen, *out, options);
+  idle_poll.reset();  // the stream is over: idle CPUs may sleep again
   r.lines = options.progress->lines.load(std::memory_order_relaxed);
   r.output_path = std::string(out->path());
   r.pipe_size = out->pipe_size();

@@ -26,6 +26,7 @@ struct stream_overrides {
   bool pipe_only = false;           ///< fill each buffer once, emit it again and again
   reuse_policy reuse = reuse_policy::automatic;
   helper_mode helper = helper_mode::automatic;  ///< a helper on the reader's CPU (engine/helper_probe.hpp)
+  bool idle_poll = true;                        ///< idle CPUs poll while a reader is to be woken (engine/idle_poll.hpp)
   std::optional<unsigned> buffers_per_worker;   ///< instead of the ring the pipe needs
   std::optional<std::uint64_t> byte_limit;      ///< stop after exactly this many bytes
   std::optional<std::uint64_t> rate;            ///< bytes per second
@@ -48,6 +49,8 @@ struct stream_outcome {
   bool spin = false;           ///< SPLICE_F_NONBLOCK polling on a full pipe
   std::string reuse;           ///< the policy, and for auto which path it took and why
   unsigned threads_asked = 0;  ///< more than the report's threads: the rest would leave the reader no CPU
+  bool idle_poll = false;      ///< idle CPUs polled while the stream ran
+  std::string idle_poll_why;   ///< why they did or did not
 };
 
 /// Streams gen into fd (or a counting sink with generate_only) with sizes from engine/sizing.hpp.
@@ -56,8 +59,10 @@ struct stream_outcome {
 /// socket, which is also the most that work there, however many were asked for (more leave the
 /// reader no CPU and only wait; FIZZGEN_EXACT_THREADS=1 starts them all, for tests of the hand-off
 /// between workers). Workers are pinned only while a CPU stays free (or nothing reads), and poll a
-/// full pipe only then. Before returning, fd is pointed at /dev/null when a reader monitor ran, so that the
-/// reader sees the end at once. Throws std::runtime_error when the output cannot be used.
+/// full pipe only then. Into a pipe or a socket, unless paced (--rate, --stall, --burst) or asked not
+/// to, idle CPUs poll while the workers run (engine/idle_poll.hpp). Before returning, fd is pointed at /dev/null when a
+/// reader monitor ran, so that the reader sees the end at once. Throws std::runtime_error when the output cannot be
+/// used.
 stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& sizes, stream_overrides const& o);
 
 }  // namespace fizzgen

@@ -115,6 +115,7 @@ void print_stats(std::FILE* out, run_setup const& setup, run_report const& r) {
         static_cast<unsigned long long>(r.helper.reused), static_cast<unsigned long long>(r.helper.fresh),
         static_cast<unsigned long long>(fresh), static_cast<unsigned long long>(r.helper.asked_fresh));
   }
+  if (!setup.idle_poll_why.empty()) std::fprintf(out, "  idle CPUs: %s\n", setup.idle_poll_why.c_str());
   std::fprintf(out, "  ended: %s", std::string(to_string(r.ended)).c_str());
   if (r.ended == run_end::duration) std::fprintf(out, " (--duration %.3f s)", setup.duration_seconds);
   if (setup.rate != 0)
@@ -200,7 +201,8 @@ json stats_json(run_setup const& setup, run_report const& r, std::uint64_t lines
           {"burst", setup.burst},
           {"silences", r.silences},
           {"workers", workers},
-          {"helper", helper}};
+          {"helper", helper},
+          {"idle_poll", {{"held", setup.idle_poll}, {"why", setup.idle_poll_why}}}};
 }
 
 }  // namespace fizzgen::cli

@@ -27,6 +27,8 @@ struct run_setup {
   std::string stall;           ///< --stall as given
   std::string burst;           ///< --burst as given
   unsigned threads_asked = 0;  ///< more than the threads run: the rest would leave the reader no CPU
+  bool idle_poll = false;      ///< idle CPUs polled while the stream ran (engine/idle_poll.hpp)
+  std::string idle_poll_why;   ///< why they did or did not
 };
 
 void print_stats(std::FILE* out, run_setup const& setup, run_report const& report);

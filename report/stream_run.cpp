@@ -116,6 +116,7 @@ int stream(generator const& gen, std::string_view arch, stream_request const& t,
   o.pipe_only = t.pipe_only;
   o.reuse = parse_reuse(t.reuse);
   o.helper = t.helper == "on" ? helper_mode::on : t.helper == "off" ? helper_mode::off : helper_mode::automatic;
+  o.idle_poll = t.idle_poll != "off";
   o.byte_limit = byte_limit;
   o.rate = t.rate;
   o.duration = duration_option(t.duration);
@@ -168,6 +169,8 @@ int stream(generator const& gen, std::string_view arch, stream_request const& t,
   setup.pipe_size_asked = sizes.pipe_bytes;
   setup.spin = r.spin;
   setup.reuse = r.reuse;
+  setup.idle_poll = r.idle_poll;
+  setup.idle_poll_why = r.idle_poll_why;
   if (t.stats) print_stats(stderr, setup, r.report);
   std::string const unwritten = json_out.write(stats_json(setup, r.report, r.lines, signals.received()));
   if (!unwritten.empty()) std::fprintf(stderr, "fizzgen: %s\n", unwritten.c_str());

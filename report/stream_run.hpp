@@ -18,7 +18,7 @@ namespace fizzgen::cli {
 struct stream_request {
   std::optional<std::uint64_t> count, bytes;
   std::optional<unsigned> threads;
-  std::string reuse = "auto", helper = "auto", pipe_size, stats_json;
+  std::string reuse = "auto", helper = "auto", idle_poll = "auto", pipe_size, stats_json;
   bool generate_only = false, pipe_only = false, stats = false, no_pin = false;
   std::string progress;               ///< --progress[=WHEN]: "" not given, "true" plain --progress, else WHEN
   std::string chunk_bytes;            ///< hidden --chunk-bytes N (for fizzgen bench); "" the generator's default

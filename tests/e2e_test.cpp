@@ -727,6 +727,48 @@ TEST_F(E2E, StatsGoToStderrOnly) {
   EXPECT_EQ(oracle::first_difference(read_file(path("out")), oracle::yes_bytes({}, 100000)), "");
 }
 
+TEST_F(E2E, IdleCpusPollOnlyWhileAReaderWaits) {
+  // Into a pipe the stream asks for a CPU latency limit of 0 us (engine/idle_poll.hpp) where the
+  // device can be written (as root), and then starts no helper under --helper auto.
+  bool const writable = ::access("/dev/cpu_dma_latency", W_OK) == 0;
+  std::string const piped = ok("$F --bytes 64M --stats --json p.json 2>p.err | $F check --bytes 64M && cat p.err");
+  EXPECT_NE(piped.find("OK: "), std::string::npos) << piped;
+  auto const json = parse_json(read_file(path("p.json")));
+  ASSERT_TRUE(json.contains("idle_poll")) << read_file(path("p.json"));
+  EXPECT_EQ(json["idle_poll"].value("held", !writable), writable) << piped;
+  if (writable) {
+    EXPECT_NE(piped.find("idle CPUs: polling while the stream ran (CPU latency limit 0 us, /dev/cpu_dma_latency); "
+                         "no helper beside the reader"),
+              std::string::npos)
+        << piped;
+    EXPECT_EQ(piped.find("helper (cpu "), std::string::npos) << piped;
+    // Held while the stream runs: the reader waits before reading, so the writer is still there.
+    std::string const fds =
+        ok("sh -c 'echo $$ >pid; exec \"$0\" --bytes 256M' \"$F\" | "
+           "{ while [ ! -s pid ]; do sleep 0.01; done; sleep 0.2; ls -l /proc/$(cat pid)/fd; cat >/dev/null; }");
+    EXPECT_NE(fds.find("/dev/cpu_dma_latency"), std::string::npos) << fds;
+    std::string const off_fds =
+        ok("rm -f pid; sh -c 'echo $$ >pid; exec \"$0\" --bytes 256M --idle-poll off' \"$F\" | "
+           "{ while [ ! -s pid ]; do sleep 0.01; done; sleep 0.2; ls -l /proc/$(cat pid)/fd; cat >/dev/null; }");
+    EXPECT_NE(off_fds.find("pipe:"), std::string::npos) << off_fds;
+    EXPECT_EQ(off_fds.find("/dev/cpu_dma_latency"), std::string::npos) << off_fds;
+  } else {
+    EXPECT_NE(piped.find("idle CPUs: not polling (/dev/cpu_dma_latency: "), std::string::npos) << piped;
+  }
+  std::string const off = ok("$F --bytes 1M --idle-poll off --stats 2>off.err | cat >/dev/null; cat off.err");
+  EXPECT_NE(off.find("idle CPUs: not asked to poll (--idle-poll off)"), std::string::npos) << off;
+  std::string const file = ok("$F --bytes 1M --stats 2>&1 >out");
+  EXPECT_NE(file.find("idle CPUs: not asked to poll (no reader to wake: not a pipe or a socket)"), std::string::npos)
+      << file;
+  std::string const paced = ok("$F --bytes 1M --rate 100M --stats 2>paced.err | cat >/dev/null; cat paced.err");
+  EXPECT_NE(paced.find("idle CPUs: not asked to poll (a paced stream: --rate, --stall, --burst)"), std::string::npos)
+      << paced;
+  outcome const bad = sh("$F --bytes 1M --idle-poll on");
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--idle-poll"), std::string::npos) << bad.err;
+}
+
 TEST_F(E2E, GenerateOnlyWritesNothing) {
   EXPECT_EQ(ok("$F --count 1000000 --generate-only"), "");
   EXPECT_EQ(ok("$F yes --bytes 10M --generate-only"), "");
