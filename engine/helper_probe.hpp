@@ -64,12 +64,20 @@ class helper_probe {
   /// The counts above are for chunks of 1 MiB; with larger chunks (`chunk_mib`), proportionally
   /// fewer, so a window lasts about as long. The helper works on where its windows took under
   /// `margin` times the others.
-  explicit helper_probe(helper_mode mode, std::uint64_t chunk_mib = 1, double margin = kMargin) noexcept
+  ///
+  /// `alone_first`: the worker starts alone (warm-up included), and a measurement that finds the
+  /// helper slower rests it for kMaxRest windows at once, for where it is known to cost unless
+  /// shown otherwise: with idle CPUs polling (engine/idle_poll.hpp) it keeps the reader's
+  /// CPU busy and each wake-up of the reader is an interrupt again.
+  explicit helper_probe(helper_mode mode, std::uint64_t chunk_mib = 1, double margin = kMargin,
+                        bool alone_first = false) noexcept
       : mode_(mode),
         margin_(margin),
         window_len_(std::max<std::uint64_t>(kWindow / std::max<std::uint64_t>(chunk_mib, 1), 4)),
         settle_(std::max<std::uint64_t>(window_len_ * kSettle / kWindow, 1)),
-        warm_up_(window_len_ * kWarmUp / kWindow) {}
+        warm_up_(window_len_ * kWarmUp / kWindow),
+        alone_first_(alone_first),
+        faster_with_(!alone_first) {}
 
   /// Chunks per window, for this chunk size.
   std::uint64_t window_chunks() const noexcept { return window_len_; }
@@ -77,6 +85,7 @@ class helper_probe {
   /// Whether the helper works for the current chunk.
   bool helping() const noexcept {
     if (mode_ != helper_mode::automatic) return mode_ == helper_mode::on;
+    if (warming_ < warm_up_) return faster_with_;
     return phase_ < kProbe ? phase_ % 2 == 0 : faster_with_;
   }
 
@@ -85,8 +94,9 @@ class helper_probe {
   bool chunk_done(double now, bool own = true) noexcept {
     if (mode_ != helper_mode::automatic) return false;
     if (warming_ < warm_up_) {  // start-up: the first scan of the readers, pages faulted in
+      bool const before = helping();
       ++warming_;
-      return false;
+      return helping() != before;  // alone_first: the first measurement begins with the helper
     }
     if (++chunks_ == settle_) started_ = now;
     if (phase_ < kProbe && phase_ % 2 == 0 && chunks_ > settle_) {
@@ -102,7 +112,7 @@ class helper_probe {
     if (phase_ == kProbe - 1) {
       bool const pulls_weight = static_cast<double>(own_with_) >= kMinShare * static_cast<double>(timed_with_);
       bool const with = with_ < margin_ * without_ && pulls_weight;
-      rest_ = with || faster_with_ ? kRest : std::min(2 * rest_, kMaxRest);
+      rest_ = with || faster_with_ ? kRest : alone_first_ ? kMaxRest : std::min(2 * rest_, kMaxRest);
       faster_with_ = with;
       with_ = without_ = kNever;
       own_with_ = timed_with_ = 0;
@@ -125,6 +135,7 @@ class helper_probe {
   helper_mode mode_;
   double margin_;
   std::uint64_t window_len_, settle_, warm_up_;  ///< kWindow, kSettle and kWarmUp for this chunk size
+  bool alone_first_;                             ///< see the constructor: a verdict against the helper rests it longest
   double started_ = 0;                           ///< when the timed part of the current window began
   static constexpr double kNever = 1e300;
   std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
@@ -133,7 +144,7 @@ class helper_probe {
   double with_ = kNever, without_ = kNever;  ///< the measurement's shortest window of each kind, in seconds
   /// The measurement's timed chunks with the helper at work, and the helper's own among them.
   std::uint64_t timed_with_ = 0, own_with_ = 0;
-  bool faster_with_ = true;     ///< the way the last measurement chose (the helper before the first)
+  bool faster_with_;            ///< the way the last measurement chose (before the first: !alone_first)
   std::uint64_t rest_ = kRest;  ///< windows alone after the last measurement, when it chose that
 };
 

@@ -489,10 +489,16 @@ class pipeline {
     bool const interleave = interleaved();
     if (interleave && w == 0) interleaved_ = true;
     slot_buffer* pending = nullptr;  // interleave: the chunk before, offered to the pipe, not yet emitted
-    if (helper_tags_)                // only with one worker
-      probe_ =
-          helper_probe(options_.helper, options_.chunk_bytes >> 20,
-                       options_.reuse == reuse_policy::never ? helper_probe::kFreshPagesMargin : helper_probe::kMargin);
+    if (helper_tags_) {              // only with one worker
+      // Idle CPUs polling: the helper starts at rest and works only where it measures faster
+      // (engine/helper_probe.hpp); not under --reuse never, where it zeroes the fresh pages.
+      bool const alone_first = options_.idle_polling && options_.reuse != reuse_policy::never;
+      probe_ = helper_probe(
+          options_.helper, options_.chunk_bytes >> 20,
+          options_.reuse == reuse_policy::never ? helper_probe::kFreshPagesMargin : helper_probe::kMargin, alone_first);
+      helper_on_.store(probe_.helping() ? 1 : 0, std::memory_order_relaxed);
+      helper_on_.notify_all();
+    }
     // The worker is done with a buffer of the helper's once its chunk is in the pipe: the helper
     // may refill it (release: it reads the fields the emit wrote).
     auto const hand_back = [&](std::uint64_t index, bool helped) {

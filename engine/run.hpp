@@ -50,6 +50,9 @@ struct run_options {
   /// A lone worker into a pipe may take chunks that a helper thread on the reader's CPU (at
   /// SCHED_IDLE, so the reader always comes first) filled ahead; it never waits for one.
   helper_mode helper = helper_mode::automatic;
+  /// Idle CPUs poll while the stream runs (engine/idle_poll.hpp): a helper at work keeps the
+  /// reader's CPU busy, so under helper_mode::automatic it starts at rest (helper_probe).
+  bool idle_polling = false;
   /// Nothing but the workers runs for this output (--generate-only: no reader, no kernel work):
   /// they may spin for their turns with a worker on every CPU, not only with one CPU to spare.
   bool alone = false;

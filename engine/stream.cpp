@@ -144,13 +144,13 @@ stream_outcome run_stream(generator const& gen, int fd, stream_sizes const& size
                     : "not polling (" + idle_poll->why() + ")";
     // A helper on the reader's CPU keeps that CPU out of its polling idle state, and each wake-up of
     // the reader is an interrupt again: with the limit held, refilling in place, --helper on ran at
-    // 0.70x of --helper off into pv -S and the default (whose probe tries the helper now and then)
-    // took 1.06x the time of --helper off (docs/performance.md). Where every chunk takes fresh pages
-    // (--reuse never) a helper still pays (1.23x): its probe decides there. --helper on starts one.
-    if (r.idle_poll && options.helper == helper_mode::automatic && options.reuse != reuse_policy::never) {
-      options.helper = helper_mode::off;
-      r.idle_poll_why += "; no helper beside the reader (--helper auto), which would keep its CPU busy";
-    }
+    // 0.70x of --helper off into pv -S here (docs/performance.md). So under --helper auto it starts
+    // at rest and works only where its timed windows are faster (where the reader's CPU is woken
+    // cheaply anyway, or the worker is slow); not under --reuse never, where it zeroes the fresh
+    // pages of its chunks and pays (1.23x here).
+    options.idle_polling = r.idle_poll;
+    if (r.idle_poll && options.helper == helper_mode::automatic && options.reuse != reuse_policy::never)
+      r.idle_poll_why += "; the helper beside the reader (--helper auto) starts at rest, works where measured faster";
   }
   if (o.on_start) o.on_start();
 
