@@ -62,8 +62,8 @@ void add_stream_options(CLI::App& app, stream_request& t) {
                  "Into a pipe or a socket, ask the kernel to keep idle CPUs polling while the stream runs (a "
                  "CPU latency limit of 0 us through /dev/cpu_dma_latency, dropped when the stream ends), so "
                  "the reader wakes at once for each chunk instead of from a halt: auto (default: when "
-                 "/dev/cpu_dma_latency can be written, as root; not for --rate, --stall, --burst; then no "
-                 "helper under --helper auto unless --reuse never) or off. --stats says whether it held")
+                 "/dev/cpu_dma_latency can be written, as root; not for --rate, --stall, --burst; then "
+                 "--helper auto starts the helper at rest) or off. --stats says whether it held")
       ->type_name("WHEN")
       ->check(choice_check({"auto", "off"}, "choice"));
   app.add_option("--pipe-size", t.pipe_size,

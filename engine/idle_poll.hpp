@@ -9,10 +9,10 @@
 // Intel Xeon VM of docs/performance.md (2 vCPUs, cpuidle "haltpoll" with
 // haltpoll.guest_halt_poll_ns=0) the worker spent 12 us in vmsplice per 512 KiB chunk against 6
 // with the pipe kept full. With a limit of 0 us cpuidle keeps idle CPUs in its polling state, a
-// wake-up is a flag the polling CPU sees at once, and the default stream into pv ran 1.3x faster
-// there. The limit is the whole system's (every idle CPU polls while it is held), so it is held
-// only while a stream that has a reader to wake runs, never for paced streams, and the kernel
-// drops it when the process ends, however it ends.
+// wake-up is a flag the polling CPU sees at once, and the default stream into pv took 0.69-0.80
+// of the time there (docs/performance.md). The limit is the whole system's (every idle CPU polls
+// while it is held), so it is held only while a stream that has a reader to wake runs, never for
+// paced streams, and the kernel drops it when the process ends, however it ends.
 
 #include <string>
 
