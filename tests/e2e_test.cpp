@@ -729,7 +729,7 @@ TEST_F(E2E, StatsGoToStderrOnly) {
 
 TEST_F(E2E, IdleCpusPollOnlyWhileAReaderWaits) {
   // Into a pipe the stream asks for a CPU latency limit of 0 us (engine/idle_poll.hpp) where the
-  // device can be written (as root), and then starts no helper under --helper auto.
+  // device can be written (as root), and then starts the helper at rest under --helper auto.
   bool const writable = ::access("/dev/cpu_dma_latency", W_OK) == 0;
   std::string const piped = ok("$F --bytes 64M --stats --json p.json 2>p.err | $F check --bytes 64M && cat p.err");
   EXPECT_NE(piped.find("OK: "), std::string::npos) << piped;
@@ -744,14 +744,13 @@ TEST_F(E2E, IdleCpusPollOnlyWhileAReaderWaits) {
     if (piped.find("helper (cpu ") != std::string::npos) {
       EXPECT_NE(piped.find("the helper beside the reader (--helper auto) starts at rest"), std::string::npos) << piped;
     }
-    // Held while the stream runs: the reader waits before reading, so the writer is still there.
-    std::string const fds =
-        ok("sh -c 'echo $$ >pid; exec \"$0\" --bytes 256M' \"$F\" | "
-           "{ while [ ! -s pid ]; do sleep 0.01; done; sleep 0.2; ls -l /proc/$(cat pid)/fd; cat >/dev/null; }");
+    // Held while the stream runs: once the first bytes have come (the stream has begun) the
+    // reader looks at the writer's descriptors before reading on, so the writer is still there.
+    std::string const look = "{ head -c 1 >/dev/null; ls -l /proc/$(cat pid)/fd; cat >/dev/null; }";
+    std::string const fds = ok("sh -c 'echo $$ >pid; exec \"$0\" --bytes 256M' \"$F\" | " + look);
     EXPECT_NE(fds.find("/dev/cpu_dma_latency"), std::string::npos) << fds;
     std::string const off_fds =
-        ok("rm -f pid; sh -c 'echo $$ >pid; exec \"$0\" --bytes 256M --idle-poll off' \"$F\" | "
-           "{ while [ ! -s pid ]; do sleep 0.01; done; sleep 0.2; ls -l /proc/$(cat pid)/fd; cat >/dev/null; }");
+        ok("rm -f pid; sh -c 'echo $$ >pid; exec \"$0\" --bytes 256M --idle-poll off' \"$F\" | " + look);
     EXPECT_NE(off_fds.find("pipe:"), std::string::npos) << off_fds;
     EXPECT_EQ(off_fds.find("/dev/cpu_dma_latency"), std::string::npos) << off_fds;
   } else {
