@@ -46,6 +46,9 @@ class helper_probe {
   /// this: the windows with the helper cost where it does not pay (behind a reader that keeps its
   /// CPU busy, 3 of every 20 windows cost the stream 5%), and a machine seldom changes its mind.
   static constexpr std::uint64_t kMaxRest = 8 * kRest;
+  /// The rest after a measurement against the helper where it is known to cost unless shown
+  /// otherwise (`alone_first`): four of the longest, so that a 16 GiB run measures once.
+  static constexpr std::uint64_t kAloneRest = 4 * kMaxRest;
   /// The helper works on only where its windows took this much less time than the others: where
   /// it gains nothing clear, its CPU is left to the reader (into a pv that splices 128 KiB at a
   /// time it was as often late as on time, and no faster).
@@ -66,7 +69,7 @@ class helper_probe {
   /// `margin` times the others.
   ///
   /// `alone_first`: the worker starts alone (warm-up included), and a measurement that finds the
-  /// helper slower rests it for kMaxRest windows at once, for where it is known to cost unless
+  /// helper slower rests it for kAloneRest windows at once, for where it is known to cost unless
   /// shown otherwise: with idle CPUs polling (engine/idle_poll.hpp) it keeps the reader's
   /// CPU busy and each wake-up of the reader is an interrupt again.
   explicit helper_probe(helper_mode mode, std::uint64_t chunk_mib = 1, double margin = kMargin,
@@ -112,7 +115,7 @@ class helper_probe {
     if (phase_ == kProbe - 1) {
       bool const pulls_weight = static_cast<double>(own_with_) >= kMinShare * static_cast<double>(timed_with_);
       bool const with = with_ < margin_ * without_ && pulls_weight;
-      rest_ = with || faster_with_ ? kRest : alone_first_ ? kMaxRest : std::min(2 * rest_, kMaxRest);
+      rest_ = with || faster_with_ ? kRest : alone_first_ ? kAloneRest : std::min(2 * rest_, kMaxRest);
       faster_with_ = with;
       with_ = without_ = kNever;
       own_with_ = timed_with_ = 0;
@@ -135,8 +138,8 @@ class helper_probe {
   helper_mode mode_;
   double margin_;
   std::uint64_t window_len_, settle_, warm_up_;  ///< kWindow, kSettle and kWarmUp for this chunk size
-  bool alone_first_;                             ///< see the constructor: a verdict against the helper rests it longest
-  double started_ = 0;                           ///< when the timed part of the current window began
+  bool alone_first_;    ///< see the constructor: a verdict against the helper rests it kAloneRest
+  double started_ = 0;  ///< when the timed part of the current window began
   static constexpr double kNever = 1e300;
   std::uint64_t warming_ = 0, chunks_ = 0, window_ = 0, windows_helped_ = 0;
   std::uint64_t phase_ = 0;                  ///< the window's place in its cycle: measurement, then run or rest

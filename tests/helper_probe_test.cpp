@@ -120,25 +120,26 @@ TEST(HelperProbe, RestsLongerEachTimeTheHelperIsSlowerAgain) {
   EXPECT_EQ(std::vector<std::uint64_t>(rests.begin(), rests.begin() + 6), want);
 }
 
-TEST(HelperProbe, AloneFirstStartsAtRestAndRestsLongestWhereTheHelperCosts) {
+TEST(HelperProbe, AloneFirstStartsAtRestAndRestsLongWhereTheHelperCosts) {
   // With idle CPUs polling the helper costs unless shown otherwise: no warm-up with it, and a
-  // measurement against it rests it for the longest rest at once.
+  // measurement against it rests it for kAloneRest windows at once.
   double now = 0;
   helper_probe p(helper_mode::automatic, 1, helper_probe::kMargin, true);
   EXPECT_FALSE(p.helping());
   std::uint64_t const w = helper_probe::kWindow;
   std::vector<bool> const seen =
-      run(p, helper_probe::kWarmUp + 2 * (helper_probe::kProbe + helper_probe::kMaxRest) * w, 1.2, 1.0, now);
+      run(p, helper_probe::kWarmUp + 2 * (helper_probe::kProbe + helper_probe::kAloneRest) * w, 1.2, 1.0, now);
   EXPECT_EQ(count(seen, 0, helper_probe::kWarmUp), 0u) << "the warm-up ran with the helper";
   // The first measurement: three windows with it, then the longest rest, then the next one.
   std::uint64_t const first = helper_probe::kWarmUp;
   EXPECT_EQ(count(seen, first, first + helper_probe::kProbe * w), helper_probe::kProbe / 2 * w);
   std::uint64_t const rest = first + helper_probe::kProbe * w;
-  EXPECT_EQ(count(seen, rest, rest + helper_probe::kMaxRest * w), 0u) << "a short rest after the first verdict";
-  EXPECT_EQ(count(seen, rest + helper_probe::kMaxRest * w, rest + (helper_probe::kMaxRest + helper_probe::kProbe) * w),
-            helper_probe::kProbe / 2 * w);
-  std::uint64_t const second_rest = rest + (helper_probe::kMaxRest + helper_probe::kProbe) * w;
-  EXPECT_EQ(count(seen, second_rest, second_rest + helper_probe::kMaxRest * w), 0u);
+  EXPECT_EQ(count(seen, rest, rest + helper_probe::kAloneRest * w), 0u) << "a short rest after the first verdict";
+  EXPECT_EQ(
+      count(seen, rest + helper_probe::kAloneRest * w, rest + (helper_probe::kAloneRest + helper_probe::kProbe) * w),
+      helper_probe::kProbe / 2 * w);
+  std::uint64_t const second_rest = rest + (helper_probe::kAloneRest + helper_probe::kProbe) * w;
+  EXPECT_EQ(count(seen, second_rest, second_rest + helper_probe::kAloneRest * w), 0u);
 
   // Where it pays all the same (the reader's CPU woken cheaply anyway), the first measurement
   // puts it to work.
