@@ -9,45 +9,86 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 
 namespace fizzgen::pipeline {
 namespace {
 
-/// Moves each of TBB's workers, as it joins the arena, off the CPU the calling thread runs on, then
-/// gives it back its own affinity: a move, not a pin. A worker the kernel starts on its creator's
-/// CPU, where the caller is already at work on the first token, waits there for its turn or for
-/// the load balancer: encoding 256 MiB on two CPUs, the second thread began its first chunk 0.66 to
-/// 4.4 ms into the pipeline (9 of 12 runs after 2 ms), with the move within 0.94 ms in 8 of 12
-/// (a 36 ms run). With more threads than CPUs it is left alone.
-class off_the_callers_cpu final : public tbb::task_scheduler_observer {
+/// Gives each thread of the arena a CPU of its own while the pool lasts, where there are CPUs
+/// enough: the caller keeps the CPU it is on (its own affinity comes back when the pool ends), and
+/// each of TBB's workers, as it first joins, is pinned to one of the others in turn. A worker the
+/// kernel starts on its creator's CPU, where the caller is already at work on the first token,
+/// waits there for its turn or for the load balancer (a 2-CPU VM's scheduler packed threads onto
+/// busy vCPUs): encoding 256 MiB on two CPUs, the second thread began its first chunk
+/// 2.5-3.7 ms after the first in 6 of 8 runs. Moved off the caller's CPU but free to go back (as
+/// before), the two threads still shared one CPU for a while in some runs (41 ms against 30 for the
+/// pipeline); pinned both ways, 30.0-31.4 ms in 8 runs of 8. With more threads than CPUs nobody is
+/// pinned.
+class cpu_each final : public tbb::task_scheduler_observer {
  public:
-  off_the_callers_cpu(tbb::task_arena& arena, unsigned threads) : tbb::task_scheduler_observer(arena) {
+  cpu_each(tbb::task_arena& arena, unsigned threads) : tbb::task_scheduler_observer(arena) {
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || static_cast<unsigned>(CPU_COUNT(&allowed)) < threads)
       return;
     caller_cpu_ = ::sched_getcpu();
-    if (caller_cpu_ >= 0) observe(true);
+    if (caller_cpu_ < 0 || !CPU_ISSET(caller_cpu_, &allowed)) return;
+    caller_own_ = allowed;
+    others_ = allowed;
+    CPU_CLR(caller_cpu_, &others_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(caller_cpu_, &one);
+    if (CPU_COUNT(&others_) == 0 || ::sched_setaffinity(0, sizeof one, &one) != 0) return;
+    pinning_ = true;
+    observe(true);
   }
-  ~off_the_callers_cpu() override { observe(false); }
-  off_the_callers_cpu(off_the_callers_cpu const&) = delete;
-  off_the_callers_cpu& operator=(off_the_callers_cpu const&) = delete;
+  /// On the caller's thread.
+  ~cpu_each() override {
+    if (!pinning_) return;
+    observe(false);
+    (void)::sched_setaffinity(0, sizeof caller_own_, &caller_own_);
+  }
+  cpu_each(cpu_each const&) = delete;
+  cpu_each& operator=(cpu_each const&) = delete;
+
+  /// Whether threads are pinned, and workers counted as they join.
+  bool pinning() const noexcept { return pinning_; }
+  unsigned joined() const noexcept { return joined_.load(std::memory_order_acquire); }
 
   void on_scheduler_entry(bool is_worker) override {
     if (!is_worker) return;
-    cpu_set_t own, elsewhere;
-    CPU_ZERO(&own);
-    if (::sched_getaffinity(0, sizeof own, &own) != 0 || !CPU_ISSET(caller_cpu_, &own)) return;
-    elsewhere = own;
-    CPU_CLR(caller_cpu_, &elsewhere);
-    if (CPU_COUNT(&elsewhere) == 0 || ::sched_setaffinity(0, sizeof elsewhere, &elsewhere) != 0) return;
-    (void)::sched_setaffinity(0, sizeof own, &own);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    // A worker joins again after a while idle: it keeps the CPU it was given. (A new one inherits
+    // the affinity of the thread that started it: perhaps the caller's CPU alone.)
+    cpu_set_t mine;
+    if (::sched_getaffinity(0, sizeof one, &one) == 0 && CPU_COUNT(&one) == 1) {
+      CPU_AND(&mine, &one, &others_);
+      if (CPU_COUNT(&mine) == 1) return;
+    }
+    CPU_ZERO(&one);
+    // The k-th of the others, in turn. (A set, not a vector: nothing here is freed while a worker
+    // may still read it.)
+    int k =
+        static_cast<int>(next_.fetch_add(1, std::memory_order_relaxed) % static_cast<unsigned>(CPU_COUNT(&others_)));
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &others_) && k-- == 0) {
+        CPU_SET(cpu, &one);
+        break;
+      }
+    (void)::sched_setaffinity(0, sizeof one, &one);
+    joined_.fetch_add(1, std::memory_order_release);
   }
 
  private:
   int caller_cpu_ = -1;
+  bool pinning_ = false;
+  cpu_set_t others_{};  ///< the allowed CPUs but the caller's, for the workers in turn
+  std::atomic<unsigned> next_{0}, joined_{0};
+  cpu_set_t caller_own_{};  ///< the caller's affinity before the pool
 };
 
 }  // namespace
@@ -59,34 +100,47 @@ struct pool::state {
   // limit is raised: the thread count is the user's to choose.
   std::optional<tbb::global_control> limit;
   std::optional<tbb::task_arena> arena;
-  std::optional<off_the_callers_cpu> move_workers;
+  std::optional<cpu_each> pin;
+  bool awaited = false;  ///< await_workers() ran
 };
 
 pool::pool(unsigned threads) : threads_(std::max(threads, 1u)), state_(std::make_unique<state>()) {
   state_->limit.emplace(tbb::global_control::max_allowed_parallelism, threads_);
   state_->arena.emplace(static_cast<int>(threads_));
   state_->arena->initialize();
-  state_->move_workers.emplace(*state_->arena, threads_);
-  // Work for a worker: it starts now and joins the arena (where the observer moves it), instead
+  state_->pin.emplace(*state_->arena, threads_);
+  // Work for a worker: it starts now and joins the arena (where the observer pins it), instead
   // of once the run has begun. Encoding 256 MiB on two CPUs, the second thread began its first
   // chunk 1.2-2.0 ms after the first; started while the input is mapped, 0.5 ms after.
   if (threads_ > 1) state_->arena->enqueue([] {});
 }
 
 pool::~pool() {
-  state_->move_workers.reset();
+  state_->pin.reset();
   state_->arena.reset();
   state_->limit.reset();
   tbb::finalize(state_->handle, std::nothrow);
 }
 
+void pool::await_workers() {
+  // Pinned, a worker started on the caller's CPU still waits there until the caller's time slice
+  // ends before it runs, joins and is moved: the caller yields its CPU until every worker has
+  // joined. Once per pool, never for long.
+  if (state_->awaited || threads_ <= 1 || !state_->pin->pinning()) return;
+  state_->awaited = true;
+  auto const until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+  while (state_->pin->joined() < threads_ - 1 && std::chrono::steady_clock::now() < until) ::sched_yield();
+}
+
 void pool::run(tbb::filter<void, void> const& chain, std::size_t tokens) {
+  await_workers();
   state_->arena->execute([&] { tbb::parallel_pipeline(std::max<std::size_t>(tokens, 1), chain); });
 }
 
 void pool::each(std::size_t n, void (*f)(void* context, std::size_t i), void* context) {
   // The hand-offs through TBB are invisible to ThreadSanitizer (ordered.hpp): a release store
   // before, acquire loads in each call; a release store after each, acquire loads once all ran.
+  await_workers();
   std::atomic<bool> go{false};
   auto done = std::make_unique<std::atomic<bool>[]>(n);
   go.store(true, std::memory_order_release);

@@ -49,6 +49,8 @@ class pool {
 
  private:
   struct state;
+  /// Lets the workers join (and be pinned) before the first run: see ordered.cpp.
+  void await_workers();
   unsigned threads_;
   std::unique_ptr<state> state_;
 };
