@@ -2,6 +2,7 @@
 // generators/ so that the judge and the judged never share a bug.
 
 #include "verify/check.hpp"
+#include "verify/line_blocks.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -688,6 +689,28 @@ void expect_parallel_matches(options const& o, std::string const& s) {
 }  // namespace
 
 // Streams of several 4 MiB blocks, so lines, offsets and numbers carry across block edges.
+TEST(CheckParallel, NewlinesAreCountedAsOneByOne) {
+  std::mt19937_64 rng(20261206);
+  auto const one_by_one = [](std::string const& s, std::size_t from, std::size_t n) {
+    std::uint64_t count = 0;
+    for (std::size_t i = from; i < from + n; ++i)
+      if (s[i] == '\n') ++count;
+    return count;
+  };
+  // Random text, text that is mostly newlines, and only newlines (a byte counter filled to its
+  // limit before it is summed); every start offset of a vector, lengths around the sums' period.
+  for (int density : {8, 200, 256}) {
+    std::string s(20000, 'x');
+    for (char& c : s) c = static_cast<int>(rng() % 256) < density ? '\n' : static_cast<char>('a' + rng() % 26);
+    for (std::size_t from = 0; from < 17; ++from)
+      for (std::size_t n :
+           {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{4079},
+            std::size_t{4080}, std::size_t{4081}, std::size_t{4096}, std::size_t{19900}})
+        EXPECT_EQ(fizzgen::check::count_newlines(s.data() + from, n), one_by_one(s, from, n))
+            << "density " << density << ", from " << from << ", " << n << " bytes";
+  }
+}
+
 TEST(CheckParallel, GoodStreamsMatchSequential) {
   std::string const classic_stream = reference_u64(1, {}, 2'000'000);  // ~14 MiB
   expect_parallel_matches(make("1"), classic_stream);

@@ -22,6 +22,11 @@ struct line_block {
   std::uint64_t offset = 0;      // byte offset of its first byte
 };
 
+/// The '\n' bytes in [p, p + n). The serial stage of the checks on threads counts every block's
+/// lines: std::count ran at 4 GB/s here (one byte at a time into a 64-bit count), a third of the
+/// time of a two-thread check of a file; this compares 16 bytes a step into byte counters.
+std::uint64_t count_newlines(char const* p, std::size_t n) noexcept;
+
 /// Reads the stream into blocks that end on a line boundary (but the last).
 class line_block_reader {
  public:
