@@ -112,9 +112,11 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
       break;
     }
     case 2: {
-      std::optional<std::uint64_t> want;
-      if (digits_only(text)) want = value_of(text);
-      if (want && (*want == 0 || *want > cli::kMaxThreads)) want.reset();
+      // Made once, not assigned and reset: GCC 12 took the latter's value for uninitialized.
+      auto const want = [&]() -> std::optional<std::uint64_t> {
+        auto const v = digits_only(text) ? value_of(text) : std::nullopt;
+        return v && *v != 0 && *v <= cli::kMaxThreads ? v : std::nullopt;
+      }();
       try {
         unsigned const got = cli::parse_threads(text);
         require(want && got == *want);
@@ -128,9 +130,10 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
       auto const colon = text.find(':');
       std::string_view const divisor = std::string_view(text).substr(0, colon);
       std::string const word = colon == std::string::npos ? "" : text.substr(colon + 1);
-      std::optional<std::uint64_t> want;
-      if (colon != std::string::npos && digits_only(divisor)) want = value_of(divisor);
-      if (want && (*want == 0 || word.empty() || word.find('\n') != std::string::npos)) want.reset();
+      auto const want = [&]() -> std::optional<std::uint64_t> {
+        auto const v = colon != std::string::npos && digits_only(divisor) ? value_of(divisor) : std::nullopt;
+        return v && *v != 0 && !word.empty() && word.find('\n') == std::string::npos ? v : std::nullopt;
+      }();
       try {
         cli::rule_text const got = cli::parse_rule(text);
         require(want && got.divisor == *want && got.word == word);
