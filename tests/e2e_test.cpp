@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -957,12 +956,32 @@ std::set<std::string> help_options(std::string const& help) {
   return names;
 }
 
-/// The long options in roff text: every \-\-name.
+/// The long options in roff text: every \-\-name, its words [a-z0-9]+ joined by \- (a scan, not
+/// std::regex, whose GCC 12 headers warn maybe-uninitialized under the sanitizers).
 std::set<std::string> roff_options(std::string const& roff) {
   std::set<std::string> names;
-  static std::regex const option(R"(\\-\\-([a-z0-9]+(\\-[a-z0-9]+)*))");
-  for (std::sregex_iterator it(roff.begin(), roff.end(), option), end; it != end; ++it)
-    names.insert("--" + std::regex_replace((*it)[1].str(), std::regex(R"(\\-)"), "-"));
+  auto const word_end = [&](std::size_t at) {
+    while (at < roff.size() && ((roff[at] >= 'a' && roff[at] <= 'z') || (roff[at] >= '0' && roff[at] <= '9'))) ++at;
+    return at;
+  };
+  std::string const dash = R"(\-)";
+  for (std::size_t at = roff.find(dash + dash); at != std::string::npos; at = roff.find(dash + dash, at)) {
+    std::size_t end = word_end(at + 4);
+    if (end == at + 4) {  // no name here: perhaps one from the next \-
+      at += 2;
+      continue;
+    }
+    std::string name = "--";
+    name.append(roff, at + 4, end - at - 4);
+    while (roff.compare(end, 2, dash) == 0 && word_end(end + 2) > end + 2) {
+      std::size_t const next = word_end(end + 2);
+      name += '-';
+      name.append(roff, end + 2, next - end - 2);
+      end = next;
+    }
+    names.insert(name);
+    at = end;
+  }
   return names;
 }
 
