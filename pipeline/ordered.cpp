@@ -33,14 +33,14 @@ class cpu_each final : public tbb::task_scheduler_observer {
     CPU_ZERO(&allowed);
     if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || static_cast<unsigned>(CPU_COUNT(&allowed)) < threads)
       return;
-    caller_cpu_ = ::sched_getcpu();
-    if (caller_cpu_ < 0 || !CPU_ISSET(caller_cpu_, &allowed)) return;
+    int const caller_cpu = ::sched_getcpu();
+    if (caller_cpu < 0 || !CPU_ISSET(caller_cpu, &allowed)) return;
     caller_own_ = allowed;
     others_ = allowed;
-    CPU_CLR(caller_cpu_, &others_);
+    CPU_CLR(caller_cpu, &others_);
     cpu_set_t one;
     CPU_ZERO(&one);
-    CPU_SET(caller_cpu_, &one);
+    CPU_SET(caller_cpu, &one);
     if (CPU_COUNT(&others_) == 0 || ::sched_setaffinity(0, sizeof one, &one) != 0) return;
     pinning_ = true;
     observe(true);
@@ -84,7 +84,6 @@ class cpu_each final : public tbb::task_scheduler_observer {
   }
 
  private:
-  int caller_cpu_ = -1;
   bool pinning_ = false;
   cpu_set_t others_{};  ///< the allowed CPUs but the caller's, for the workers in turn
   std::atomic<unsigned> next_{0}, joined_{0};
@@ -124,7 +123,7 @@ pool::~pool() {
 
 void pool::await_workers() {
   // Pinned, a worker started on the caller's CPU still waits there until the caller's time slice
-  // ends before it runs, joins and is moved: the caller yields its CPU until every worker has
+  // ends before it runs, joins and is pinned: the caller yields its CPU until every worker has
   // joined. Once per pool, never for long.
   if (state_->awaited || threads_ <= 1 || !state_->pin->pinning()) return;
   state_->awaited = true;
