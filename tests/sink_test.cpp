@@ -6,9 +6,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -135,11 +137,17 @@ class temp_file {
 /// A pipe whose read end is drained into a string by a thread until the write end closes.
 class drained_pipe {
  public:
-  drained_pipe() {
+  /// Reads up to `read_size` bytes at a time, sleeping `pause` before each read (a slow reader).
+  explicit drained_pipe(std::size_t read_size = 65536, std::chrono::microseconds pause = {}) {
     if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
-    reader_ = std::thread([this] {
-      char buf[65536];
-      for (ssize_t n; (n = ::read(fds_[0], buf, sizeof buf)) > 0;) data_.append(buf, static_cast<std::size_t>(n));
+    reader_ = std::thread([this, read_size, pause] {
+      std::vector<char> buf(read_size);
+      for (;;) {
+        if (pause.count() > 0) std::this_thread::sleep_for(pause);
+        ssize_t const n = ::read(fds_[0], buf.data(), buf.size());
+        if (n <= 0) break;
+        data_.append(buf.data(), static_cast<std::size_t>(n));
+      }
     });
   }
   ~drained_pipe() {
@@ -579,6 +587,32 @@ TEST_F(Sink, SpinningVmspliceSleepsWhenThePipeStaysFull) {
   EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
   EXPECT_GT(g_script.polls, 0);
   EXPECT_EQ(p.finish(), data);
+}
+
+/// CPU time of the calling thread.
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+TEST_F(Sink, SpinningVmspliceSleepsWhileASlowReaderDrains) {
+  FIZZGEN_SKIP_UNLESS_VMSPLICE_WORKS();
+  // A reader that takes 16 KiB every 2 ms: the pipe stays full for milliseconds at a time. The
+  // writer polls it for a bounded time, then sleeps until there is room; polling all along, it
+  // held its CPU the whole time the reader took (thread CPU time close to the wall time).
+  drained_pipe p(16384, std::chrono::milliseconds(2));
+  auto s = fizzgen::open_sink(p.write_fd(), 65536, /*spin=*/true);
+  ASSERT_EQ(s->path(), "vmsplice");
+  std::string const data = pattern(std::size_t{1} << 20);
+  auto const wall0 = std::chrono::steady_clock::now();
+  auto const cpu0 = thread_cpu_time();
+  EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+  auto const cpu = thread_cpu_time() - cpu0;
+  auto const wall = std::chrono::steady_clock::now() - wall0;
+  EXPECT_EQ(p.finish(), data);
+  EXPECT_GT(wall, std::chrono::milliseconds(50));  // the reader did hold it back: 64 reads of 2 ms, less a pipe
+  EXPECT_LT(cpu * 4, wall) << "writer CPU " << cpu.count() << " ns in " << wall.count() << " ns";
 }
 
 TEST_F(Sink, SlotsCountPagesOrPartsOfPagesSpliced) {
