@@ -92,10 +92,12 @@ class vmsplice_sink final : public sink {
   /// us mostly. A slower one (fizzgen check on one thread, at 4 GB/s, takes 130 us for a 512 KiB
   /// pipe) is slept for: polling all the way, the writer held a CPU as long as the stream lasted
   /// (2.2 CPU seconds for 8 GiB into check against 0.8) and two checking threads beside it ran
-  /// slower than one.
+  /// slower than one. Not under poll_long(true) (kLongSpins).
   static constexpr std::chrono::microseconds kSpinTime{20};
   /// Polls between two looks at the clock.
   static constexpr int kSpinsPerLook = 8;
+  /// Polls of a full pipe before sleeping under poll_long(true).
+  static constexpr int kLongSpins = 1 << 16;
 
   vmsplice_sink(int fd, std::size_t pipe_size, bool spin, bool shares)
       : fd_(fd), pipe_size_(pipe_size), spin_(spin), shares_(shares) {
@@ -114,7 +116,10 @@ class vmsplice_sink final : public sink {
           if (while_full_) while_full_();  // the reader has a pipe's worth to drain
           deadline = std::chrono::steady_clock::now() + kSpinTime;
         }
-        if (spin_ && (full % kSpinsPerLook != 0 || std::chrono::steady_clock::now() < deadline)) {
+        bool const more = long_.load(std::memory_order_relaxed)
+                              ? full < kLongSpins
+                              : full % kSpinsPerLook != 0 || std::chrono::steady_clock::now() < deadline;
+        if (spin_ && more) {
           cpu_pause();
           continue;
         }
@@ -138,6 +143,7 @@ class vmsplice_sink final : public sink {
     return static_cast<std::size_t>(n);
   }
   bool shares_pages() const noexcept override { return shares_; }
+  void poll_long(bool on) noexcept override { long_.store(on, std::memory_order_relaxed); }
   std::string_view path() const noexcept override { return shares_ ? "vmsplice" : "vmsplice (kernel copies)"; }
   std::size_t pipe_size() const noexcept override { return pipe_size_; }
   std::size_t current_pipe_size() const noexcept override {
@@ -167,6 +173,7 @@ class vmsplice_sink final : public sink {
   bool spin_;
   bool shares_;
   std::atomic<std::uint64_t> slots_{0};
+  std::atomic<bool> long_{false};  ///< poll_long
 };
 
 }  // namespace

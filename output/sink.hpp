@@ -56,6 +56,9 @@ class sink {
   /// reuse monitor's re-check): emit() calls it each time vmsplice first finds no room. It must
   /// be cheap when it has nothing to do, and must not emit.
   void while_full(std::function<void()> task) { while_full_ = std::move(task); }
+  /// While `on`, a full pipe is polled far longer before sleeping (vmsplice with spinning; nothing
+  /// elsewhere): for the lone worker while its helper fills ahead (engine/run.cpp). Any thread.
+  virtual void poll_long(bool /*on*/) noexcept {}
 
  protected:
   /// EPIPE is reader_gone; anything else fails with error() naming output_name_ and err.

@@ -589,6 +589,39 @@ TEST_F(Sink, SpinningVmspliceSleepsWhenThePipeStaysFull) {
   EXPECT_EQ(p.finish(), data);
 }
 
+/// fake_vmsplice after a microsecond of busy waiting: a pipe that stays full for a known time.
+ssize_t slow_fake_vmsplice(int fd, iovec const* iov, unsigned long n, unsigned flags) {
+  auto const until = std::chrono::steady_clock::now() + std::chrono::microseconds(1);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  return fake_vmsplice(fd, iov, n, flags);
+}
+
+TEST_F(Sink, SpinningVmspliceSleepsAfterABoundedTimeUnlessAskedToPollLong) {
+  FIZZGEN_SKIP_UNLESS_VMSPLICE_WORKS();
+  // 300 EAGAINs of at least a microsecond each: past the bound (tens of microseconds), so the
+  // writer sleeps in poll at least once; under poll_long(true) it polls through them all.
+  for (bool const long_polls : {false, true}) {
+    SCOPED_TRACE(long_polls ? "poll_long(true)" : "bounded");
+    g_script = script{};
+    drained_pipe p;
+    auto s = fizzgen::open_sink(p.write_fd(), std::size_t{1} << 20, /*spin=*/true);
+    s->poll_long(long_polls);
+    sys::table().vmsplice = slow_fake_vmsplice;
+    sys::table().poll_out = fake_poll_out;
+    g_script.fail_first = 300;
+    g_script.err = EAGAIN;
+    std::string const data = pattern(1000);
+    EXPECT_EQ(s->emit(bytes_of(data)), emit_status::ok);
+    EXPECT_EQ(g_script.calls, 301);
+    if (long_polls)
+      EXPECT_EQ(g_script.polls, 0);
+    else
+      EXPECT_GT(g_script.polls, 0);
+    EXPECT_EQ(p.finish(), data);
+  }
+}
+
 /// CPU time of the calling thread.
 std::chrono::nanoseconds thread_cpu_time() {
   timespec ts{};
