@@ -88,11 +88,11 @@ class vmsplice_sink final : public sink {
  public:
   static constexpr std::uintptr_t kPage = 4096;
   /// How long a full pipe is polled before sleeping in poll(2), when spinning. A reader as fast
-  /// as pv makes room within it: 16 GiB into pv -S found the pipe full about 250 times, for 10-20
-  /// us mostly. A slower one (fizzgen check on one thread, at 4 GB/s, takes 130 us for a 512 KiB
-  /// pipe) is slept for: polling all the way, the writer held a CPU as long as the stream lasted
-  /// (2.2 CPU seconds for 8 GiB into check against 0.8) and two checking threads beside it ran
-  /// slower than one. Not under poll_long(true) (kLongSpins).
+  /// as pv makes room within it: 16 GiB into pv -S found the pipe full 33 to 250 times a run, for
+  /// 10-20 us mostly. A slower one is slept for (fizzgen check, 4 GB/s on one thread: full for
+  /// 50 us to 1 ms at a time): polling all the way, the writer held a CPU as long as the stream
+  /// lasted (2.2 CPU seconds for 8 GiB into check against 1.0) and two checking threads beside it
+  /// ran slower than one. Not under poll_long(true) (kLongSpins).
   static constexpr std::chrono::microseconds kSpinTime{20};
   /// Polls between two looks at the clock.
   static constexpr int kSpinsPerLook = 8;
