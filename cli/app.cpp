@@ -89,7 +89,8 @@ int run_app(int argc, char** argv) {
   add_rule_options(*check_cmd, check_args.from, check_args.rules);
   add_size_option(*check_cmd, "-n,--count", check_args.count,
                   "Exactly N lines must arrive (K, M, G...; 0: nothing may)");
-  check_cmd->add_option("--to", check_args.to, "The last line must be that of N (instead of --count)")
+  check_cmd
+      ->add_option("--to", check_args.to, "The last line must be that of N, as --from reads it (instead of --count)")
       ->type_name("N")
       ->excludes("--count")
       ->check(positive_check());

@@ -93,7 +93,9 @@ void add_stream_options(CLI::App& app, stream_request& t) {
 }
 
 void add_rule_options(CLI::App& app, std::string& from, std::vector<std::string>& rules) {
-  app.add_option("--from", from, "First number, any length (default 1)")->type_name("N")->check(positive_check());
+  app.add_option("--from", from, "First number, any length; or B^E, B^E+N, B^E-N: 10^20, 2^64-1 (default 1)")
+      ->type_name("N")
+      ->check(positive_check());
   app.add_option("--rule", rules,
                  "D:WORD - print WORD on multiples of D; repeatable, words concatenate in the order given "
                  "(default --rule 3:Fizz --rule 5:Buzz)")
@@ -104,7 +106,7 @@ void add_rule_options(CLI::App& app, std::string& from, std::vector<std::string>
 
 void add_fizzbuzz_options(CLI::App& app, fizzbuzz_text& f, stream_request& t) {
   add_rule_options(app, f.from, f.rules);
-  CLI::Option* to = app.add_option("--to", f.to, "Last number, inclusive (instead of --count)")
+  CLI::Option* to = app.add_option("--to", f.to, "Last number, inclusive, as --from reads it (instead of --count)")
                         ->type_name("N")
                         ->check(positive_check());
   add_stream_options(app, t);

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace fizzgen::parse {
 namespace {
@@ -31,13 +34,136 @@ bool to_u64(std::string_view digits, std::uint64_t& value) {
   return ec == std::errc{} && end == digits.data() + digits.size();
 }
 
+/// A natural number of any length in base-10^9 limbs, least significant first; no high zero limbs
+/// (zero is no limbs). Just what B^E, B^E+N and B^E-N need.
+using natural = std::vector<std::uint32_t>;
+constexpr std::uint32_t kLimb = 1'000'000'000;
+
+natural natural_of(std::string_view digits) {
+  natural n;
+  for (std::size_t end = digits.size(); end > 0; end -= std::min<std::size_t>(end, 9)) {
+    std::size_t const from = end - std::min<std::size_t>(end, 9);
+    std::uint32_t limb = 0;
+    std::from_chars(digits.data() + from, digits.data() + end, limb);
+    n.push_back(limb);
+  }
+  while (!n.empty() && n.back() == 0) n.pop_back();
+  return n;
+}
+
+std::string digits_of(natural const& n) {
+  if (n.empty()) return "0";
+  std::string out = std::to_string(n.back());
+  for (std::size_t i = n.size() - 1; i-- > 0;) {
+    std::string const limb = std::to_string(n[i]);
+    out += std::string(9 - limb.size(), '0') + limb;
+  }
+  return out;
+}
+
+natural times(natural const& a, natural const& b) {
+  if (a.empty() || b.empty()) return {};
+  std::vector<std::uint64_t> acc(a.size() + b.size() + 1, 0);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::uint64_t carry = 0;
+    for (std::size_t j = 0; j < b.size(); ++j) {  // < 10^18 + 10^9 + 10^9: fits
+      std::uint64_t const v = acc[i + j] + std::uint64_t{a[i]} * b[j] + carry;
+      acc[i + j] = v % kLimb;
+      carry = v / kLimb;
+    }
+    for (std::size_t k = i + b.size(); carry != 0; ++k) {
+      std::uint64_t const v = acc[k] + carry;
+      acc[k] = v % kLimb;
+      carry = v / kLimb;
+    }
+  }
+  natural n(acc.begin(), acc.end());
+  while (!n.empty() && n.back() == 0) n.pop_back();
+  return n;
+}
+
+natural plus(natural a, natural const& b) {
+  a.resize(std::max(a.size(), b.size()) + 1, 0);
+  std::uint32_t carry = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::uint32_t const v = a[i] + (i < b.size() ? b[i] : 0) + carry;
+    carry = v >= kLimb ? 1 : 0;
+    a[i] = v - carry * kLimb;
+  }
+  while (!a.empty() && a.back() == 0) a.pop_back();
+  return a;
+}
+
+/// a - b, or nullopt when b > a.
+std::optional<natural> minus(natural a, natural const& b) {
+  if (b.size() > a.size()) return std::nullopt;
+  std::int64_t borrow = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::int64_t v = std::int64_t{a[i]} - (i < b.size() ? b[i] : 0) - borrow;
+    borrow = v < 0 ? 1 : 0;
+    a[i] = static_cast<std::uint32_t>(v + borrow * kLimb);
+  }
+  if (borrow != 0) return std::nullopt;
+  while (!a.empty() && a.back() == 0) a.pop_back();
+  return a;
+}
+
+/// "B^E", "B^E+N" or "B^E-N" (digits each) as digits; nullopt when text is not of that form.
+std::optional<std::string> power_with_offset(std::string_view option, std::string_view text) {
+  std::size_t const caret = text.find('^');
+  if (caret == std::string_view::npos) return std::nullopt;
+  std::string_view const base = text.substr(0, caret);
+  std::string_view exponent = text.substr(caret + 1);
+  std::size_t const sign = exponent.find_first_of("+-");
+  char const op = sign == std::string_view::npos ? '\0' : exponent[sign];
+  std::string_view const offset = op == '\0' ? std::string_view() : exponent.substr(sign + 1);
+  exponent = exponent.substr(0, sign);
+  if (!all_digits(base) || !all_digits(exponent) || (op != '\0' && !all_digits(offset))) return std::nullopt;
+  auto const too_large = [&] {
+    bad(option, text, "is too large (B^E may have at most " + std::to_string(kMaxPowerDigits) + " digits)");
+  };
+  std::uint64_t e = 0;
+  natural const b = natural_of(base);
+  // B^E has floor(E log10 B) + 1 digits: refused before any arithmetic when that is well past the
+  // most, and counted exactly once computed.
+  bool const big = b.size() > 1 || (b.size() == 1 && b[0] > 1);
+  if (big) {
+    std::string_view const lead = base.substr(base.find_first_not_of('0'));
+    double const log10_base = static_cast<double>(lead.size() - std::min<std::size_t>(lead.size(), 15)) +
+                              std::log10(std::stod(std::string(lead.substr(0, 15))));
+    if (!to_u64(exponent, e) || static_cast<double>(e) * log10_base > kMaxPowerDigits + 1) too_large();
+  } else if (!to_u64(exponent, e)) {
+    e = 1;  // 0^E or 1^E, E past 2^64: the same as E = 1
+  }
+  natural value{1};
+  for (natural square = b; e != 0; e >>= 1) {  // square and multiply
+    if ((e & 1) != 0) value = times(value, square);
+    if (e > 1) square = times(square, square);
+  }
+  if (digits_of(value).size() > kMaxPowerDigits) too_large();
+  if (op != '\0') {
+    natural const n = natural_of(offset);
+    if (op == '+') {
+      value = plus(std::move(value), n);
+    } else if (auto const less = minus(std::move(value), n)) {
+      value = *less;
+    } else {
+      bad(option, text, "must be at least 1");
+    }
+  }
+  return digits_of(value);
+}
+
 }  // namespace
 
 std::string parse_positive(std::string_view option, std::string_view text) {
-  if (!all_digits(text)) bad(option, text, "is not a positive whole number");
-  auto const first = text.find_first_not_of('0');
+  std::optional<std::string> const power = power_with_offset(option, text);
+  if (!power && !all_digits(text))
+    bad(option, text, "is not a positive whole number (digits, or a power: 10^20, 2^64-1, 10^30+7)");
+  std::string_view const digits = power ? std::string_view(*power) : text;
+  auto const first = digits.find_first_not_of('0');
   if (first == std::string_view::npos) bad(option, text, "must be at least 1");
-  return std::string(text.substr(first));
+  return std::string(digits.substr(first));
 }
 
 std::uint64_t parse_size(std::string_view option, std::string_view text) {

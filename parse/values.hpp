@@ -13,8 +13,12 @@
 
 namespace fizzgen::parse {
 
-/// A positive whole number of any length ("000123" → "123"); option names it in the message.
+/// A positive whole number of any length ("000123" → "123"), or one written as a power with an
+/// optional offset: B^E, B^E+N or B^E-N, each part digits ("10^20", "2^64-1", "10^30+7"), where
+/// B^E has at most kMaxPowerDigits digits. Returned as digits without leading zeros; option names
+/// it in the message.
 std::string parse_positive(std::string_view option, std::string_view text);
+inline constexpr std::size_t kMaxPowerDigits = 20000;
 
 /// The paragraph of every --help page whose options take a size.
 inline constexpr char const* kSizeHelp =

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,74 @@ TEST(ArgsPositive, AcceptsAnyLengthAndStripsLeadingZeros) {
   EXPECT_EQ(parse_positive("--from", "000123"), "123");
   std::string const big(400, '9');
   EXPECT_EQ(parse_positive("--from", big), big);
+}
+
+/// b^e + add, the plain way: e multiplications of a digit string by b, digit by digit.
+std::string power_plus(unsigned b, unsigned e, unsigned add) {
+  std::string n = "1";  // most significant digit first
+  for (unsigned i = 0; i < e; ++i) {
+    unsigned carry = 0;
+    for (auto d = n.rbegin(); d != n.rend(); ++d) {
+      unsigned const v = static_cast<unsigned>(*d - '0') * b + carry;
+      *d = static_cast<char>('0' + v % 10);
+      carry = v / 10;
+    }
+    for (; carry != 0; carry /= 10) n.insert(n.begin(), static_cast<char>('0' + carry % 10));
+  }
+  for (auto d = n.rbegin(); add != 0; ++d) {  // add < 10: one carry chain
+    if (d == n.rend()) {
+      n.insert(n.begin(), '0');
+      d = std::prev(n.rend());
+    }
+    unsigned const v = static_cast<unsigned>(*d - '0') + add;
+    *d = static_cast<char>('0' + v % 10);
+    add = v / 10;
+  }
+  return n;
+}
+
+TEST(ArgsPositive, PowersWithAnOffset) {
+  EXPECT_EQ(parse_positive("--from", "10^20"), "1" + std::string(20, '0'));
+  EXPECT_EQ(parse_positive("--from", "2^64-1"), "18446744073709551615");
+  EXPECT_EQ(parse_positive("--from", "2^64+1"), "18446744073709551617");
+  EXPECT_EQ(parse_positive("--from", "2^64-0"), "18446744073709551616");
+  EXPECT_EQ(parse_positive("--from", "10^30+7"), "1" + std::string(29, '0') + "7");
+  EXPECT_EQ(parse_positive("--from", "10^30-1"), std::string(30, '9'));
+  EXPECT_EQ(parse_positive("--from", "002^0003"), "8");
+  EXPECT_EQ(parse_positive("--from", "7^0"), "1");
+  EXPECT_EQ(parse_positive("--from", "0^0"), "1");
+  EXPECT_EQ(parse_positive("--from", "1^99999999999999999999999"), "1");
+  EXPECT_EQ(parse_positive("--from", "0^5+3"), "3");
+  EXPECT_EQ(parse_positive("--from", "10^9-999999999"), "1");
+  // Borrows and carries across the limbs of the arithmetic: 10^27 - 1 and 999999999^3 + 1.
+  EXPECT_EQ(parse_positive("--from", "10^27-1"), std::string(27, '9'));
+  EXPECT_EQ(parse_positive("--from", "999999999^3+1"), "999999997000000003000000000");
+  // Long ones against repeated multiplication.
+  EXPECT_EQ(parse_positive("--from", "3^4100+1"), power_plus(3, 4100, 1));
+  EXPECT_EQ(parse_positive("--from", "7^1234+9"), power_plus(7, 1234, 9));
+  EXPECT_EQ(parse_positive("--from", "2^1000"), power_plus(2, 1000, 0));
+  // The most digits a power may have, and one more.
+  EXPECT_EQ(parse_positive("--to", "10^19999").size(), kMaxPowerDigits);
+  EXPECT_EQ(parse_positive("--to", "10^19999+" + std::string(30000, '9')).size(), 30001u);  // N: any length
+  for (char const* text :
+       {"10^20000", "10^20000-1", "2^66440", "99^99999999999999999999999", "2^99999999999999999999999"}) {
+    std::string const msg = error_of([&] { parse_positive("--to", text); });
+    EXPECT_NE(msg.find("--to: '" + std::string(text) + "' is too large"), std::string::npos) << msg;
+  }
+}
+
+TEST(ArgsPositive, RejectsMalformedPowers) {
+  for (char const* text : {"2^", "^5", "^", "2^5+", "2^5-", "2^-1", "2^+1", "9^9^9", "2^3 ", " 2^3", "2^3+-1", "2**3",
+                           "2^3*2", "2^3+1+1", "2 ^3"}) {
+    std::string const msg = error_of([&] { parse_positive("--from", text); });
+    EXPECT_NE(msg.find(std::string("--from: '") + text + "' is not a positive whole number (digits, or a power"),
+              std::string::npos)
+        << msg;
+  }
+  for (char const* text : {"2^3-8", "2^3-9", "0^7", "0^1-1", "10^20-100000000000000000001"}) {
+    std::string const msg = error_of([&] { parse_positive("--from", text); });
+    EXPECT_NE(msg.find(std::string("'") + text + "' must be at least 1"), std::string::npos) << msg;
+  }
 }
 
 TEST(ArgsPositive, RejectsZeroSignsAndJunk) {

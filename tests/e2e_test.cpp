@@ -72,6 +72,19 @@ TEST_F(E2E, WindowsMatchTheOracle) {
   }
 }
 
+TEST_F(E2E, PowersNameTheWindow) {
+  // --from and --to, for the stream and for check, take B^E, B^E+N and B^E-N as well as digits.
+  EXPECT_EQ(ok("$F --from 2^64-5 --count 10"), oracle::fizzbuzz_lines("18446744073709551611", 10));
+  EXPECT_EQ(ok("$F --from 10^20-3 --to 10^20+3"), oracle::fizzbuzz_lines("99999999999999999997", 7));
+  std::string const e30 = "1" + std::string(30, '0');
+  EXPECT_EQ(ok("$F --from 10^30 --count 1000"), oracle::fizzbuzz_lines(e30, 1000));
+  EXPECT_NE(ok("$F --from " + e30 + " --count 1000 | $F check --from 10^30 --to 10^30+999").find("OK"),
+            std::string::npos);
+  EXPECT_NE(ok("$F --from 2^64-5 --count 10 | $F check --from 2^64-5 --count 10").find("OK"), std::string::npos);
+  // A window off by one is caught: check takes the same value the stream did.
+  EXPECT_NE(sh("$F --from 10^30 --count 1000 | $F check --from 10^30+1 --count 1000").status, 0);
+}
+
 TEST_F(E2E, ToIsInclusive) {
   EXPECT_EQ(oracle::first_difference(ok("$F --to 15"), oracle::fizzbuzz_lines("1", 15)), "");
   EXPECT_EQ(oracle::first_difference(ok("$F --from 5 --to 20"), oracle::fizzbuzz_lines("5", 16)), "");
