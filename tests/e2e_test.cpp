@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -234,6 +235,28 @@ TEST_F(E2E, CheckPasses) {
   EXPECT_NE(out.find("1000000"), std::string::npos) << out;
   std::string const custom = "--from 99999999999999999990 --rule 2:a --rule 3:bb --rule 7:ccc";
   EXPECT_NE(ok("$F " + custom + " --count 100000 | $F check " + custom).find("OK"), std::string::npos);
+}
+
+TEST_F(E2E, CheckLeavesTheWriterOfAPipeACpu) {
+  // Without -j, check from a pipe (or a named one) verifies on one CPU fewer than it may use: the
+  // writer needs one. Its threads are counted while it waits for the rest of the input.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+  unsigned const cpus = static_cast<unsigned>(CPU_COUNT(&set));
+  if (cpus < 2) GTEST_SKIP() << "one CPU: nothing to leave";
+  auto const tasks = [&](std::string const& check) {
+    return ok("{ $F --count 10; sleep 1; } | " + check +
+              " --count 10 >/dev/null & p=$!; sleep 0.5; "
+              "ls /proc/$p/task | wc -l; wait");
+  };
+  std::string const fewer = tasks("$F check -j " + std::to_string(cpus - 1));
+  EXPECT_EQ(tasks("$F check"), fewer);
+  EXPECT_LT(std::stoul(fewer), std::stoul(tasks("$F check -j " + std::to_string(cpus))));
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  EXPECT_EQ(ok("{ $F --count 10; sleep 1; } >fifo & $F check --count 10 fifo >/dev/null & p=$!; sleep 0.5; "
+               "ls /proc/$p/task | wc -l; wait"),
+            fewer);
 }
 
 TEST_F(E2E, CheckFailsOnACorruptedLine) {
