@@ -112,8 +112,8 @@ int run_app(int argc, char** argv) {
                   "Exactly N bytes must arrive, the last line perhaps cut off");
   check_cmd
       ->add_option("-j,--threads", check_threads,
-                   "Verify on N threads (default: the CPUs this process may use, one fewer from a pipe or "
-                   "a socket, whose writer needs one)")
+                   "Verify on N threads, at most the CPUs this process may use (default: those, one fewer "
+                   "from a pipe or a socket, whose writer needs one)")
       ->type_name("N")
       ->check(threads_check());
   check_cmd->add_flag("--random", check_args.random,
@@ -193,7 +193,7 @@ int run_app(int argc, char** argv) {
     if (*random_cmd) return run_random(random_stream);
     if (*check_cmd)  // how its input is reported while it arrives is report/'s; the check is verify/'s
       return run_check(check_interval, check_report, [&](std::atomic<std::uint64_t>* received) {
-        check_args.threads = check_threads ? *check_threads : check_threads_default(check_args.file);
+        check_args.threads = check_threads ? threads_for_cpus(*check_threads) : check_threads_default(check_args.file);
         check_args.received = received;
         return check::run(check_args, stdout, stderr);
       });

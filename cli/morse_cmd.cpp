@@ -13,7 +13,8 @@ constexpr char const* kArchHelp = "Force the kernel's instruction set (see fizzg
 void add_codec_options(CLI::App& cmd, morse_codec_text& t) {
   cmd.add_option("FILE", t.file, "Input file; '-' or nothing: standard input");
   cmd.add_option("-j,--threads", t.threads,
-                 "Cores transforming chunks at once (default: the CPUs this process may use)")
+                 "Cores transforming chunks at once (default, and the most that run: the CPUs this process "
+                 "may use)")
       ->type_name("N")
       ->check(threads_check());
   add_size_option(cmd, "--chunk-size", t.chunk_size,

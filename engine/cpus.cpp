@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace fizzgen {
 namespace {
@@ -81,6 +82,15 @@ unsigned allowed_cpu_count() noexcept {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
   return std::max(1, CPU_COUNT(&set));
+}
+
+bool exact_threads() noexcept {
+  char const* v = std::getenv("FIZZGEN_EXACT_THREADS");
+  return v != nullptr && v[0] == '1';
+}
+
+unsigned threads_for_cpus(unsigned asked) noexcept {
+  return exact_threads() ? asked : std::min(asked, allowed_cpu_count());
 }
 
 bool pin_current_thread(int cpu) noexcept {

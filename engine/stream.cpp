@@ -45,12 +45,6 @@ unsigned most_workers(int fd, bool generate_only) {
                                        : std::max<unsigned>(1, static_cast<unsigned>(allowed_cpus().size()));
 }
 
-/// FIZZGEN_EXACT_THREADS=1: as many workers as asked for even where they leave the reader no CPU.
-bool exact_threads() {
-  char const* v = std::getenv("FIZZGEN_EXACT_THREADS");
-  return v != nullptr && v[0] == '1';
-}
-
 /// The path --reuse auto took and why, for --stats.
 std::string monitor_findings(reuse_monitor const& monitor, run_report const& report) {
   // In place when an epoch opened and buffers were rewritten in it, or the newest scan found the

@@ -131,11 +131,8 @@ int run_morse_codec(morse_codec_text const& t, morse_direction direction) {
   morse_stream_options o;
   o.direction = direction;
   o.arch = &choose_arch(t.arch);
-  if (t.threads) {
-    o.threads = *t.threads;
-  } else {  // the affinity mask's count: hwloc would read much of /sys, 2 ms of a short run
-    o.threads = allowed_cpu_count();
-  }
+  // The affinity mask's count at most: hwloc would read much of /sys, 2 ms of a short run.
+  o.threads = t.threads ? threads_for_cpus(*t.threads) : allowed_cpu_count();
   if (t.chunk_size) o.chunk_bytes = static_cast<std::size_t>(*t.chunk_size);
   morse_stream_report const r = run_morse_file(t.file, o);
   return exit_status(r.status, r.error);

@@ -259,6 +259,35 @@ TEST_F(E2E, CheckLeavesTheWriterOfAPipeACpu) {
             fewer);
 }
 
+TEST_F(E2E, ThreadsPastTheCpusDoNotRun) {
+  // check and morse run at most one thread a CPU, whatever -j asks (FIZZGEN_EXACT_THREADS=1, set
+  // for the other tests, runs them all). Each command's threads are counted while it waits for the
+  // rest of its input; all of them at once.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+  auto const cpus = static_cast<unsigned>(CPU_COUNT(&set));
+  std::string const all = std::to_string(cpus), more = std::to_string(cpus + 3);
+  std::vector<std::pair<std::string, std::string>> const commands{
+      {"$F --count 10", "$F check --count 10 -j "},
+      {"echo hello", "$F morse encode -j "},
+      {"echo '.... ..'", "$F morse decode -j "},
+  };
+  std::string script;
+  for (auto const& [input, run] : commands)
+    for (std::string const exact : {"", "1"})
+      for (std::string const& j : {all, more})
+        script += "{ " + input + "; sleep 1; } | FIZZGEN_EXACT_THREADS=" + exact + " " + run + j +
+                  " >/dev/null & p=\"$p $!\"; ";
+  std::istringstream counts(ok(script + "sleep 0.5; for q in $p; do ls /proc/$q/task | wc -l; done; wait"));
+  for (auto const& [input, run] : commands) {
+    unsigned capped_all = 0, capped_more = 0, exact_all = 0, exact_more = 0;
+    counts >> capped_all >> capped_more >> exact_all >> exact_more;
+    EXPECT_EQ(capped_more, capped_all) << run;
+    EXPECT_GT(exact_more, exact_all) << run;
+  }
+}
+
 TEST_F(E2E, CheckFailsOnACorruptedLine) {
   std::string const& all = classic_from_one(1000);
   std::size_t offset = 0;  // byte offset of line 500
