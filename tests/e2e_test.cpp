@@ -327,6 +327,21 @@ TEST_F(E2E, CheckFailsOnAMissingLineAndWrongStart) {
   EXPECT_EQ(wrong_rules.status, 1);
 }
 
+TEST_F(E2E, CheckRefusesAToThatNoStreamReaches) {
+  // 2^64 lines or more after --from: refused at once, rather than checked without a count (any
+  // length would then pass). 2^64 - 1 lines is a count like any other.
+  for (std::string const to : {"18446744073709551616", "2^64", "2^64+1", "10^30", "2^70"}) {
+    outcome const o = sh("$F --count 3 | $F check --to " + to);
+    EXPECT_EQ(o.status, 2) << to;
+    EXPECT_EQ(o.out, "") << to;
+    EXPECT_NE(o.err.find("--to: '" + to + "' is 2^64 lines or more from --from 1"), std::string::npos) << o.err;
+  }
+  outcome const most = sh("$F --count 3 | $F check --to 2^64-1");
+  EXPECT_EQ(most.status, 1) << most.err;  // 2^64 - 1 lines asked for, 3 arrived: a lost tail
+  EXPECT_EQ(sh("$F --from 2 --count 3 | $F check --from 2 --to 2^64").status, 1);  // the same from 2
+  EXPECT_NE(ok("$F --from 2 --count 3 | $F check --from 2 --to 4").find("OK"), std::string::npos);
+}
+
 TEST_F(E2E, CheckCatchesSubtleCorruption) {
   // One digit changed deep in a big stream; a word misspelt near its end.
   ASSERT_EQ(oracle::fizzbuzz_line("123458", oracle::classic()), "123458\n");

@@ -99,7 +99,13 @@ int run_fizzbuzz(command const& c, std::FILE* out, std::FILE* err) {
   o.bytes = c.bytes;
   o.morse = c.morse;
   if (c.morse && o.bytes) throw std::invalid_argument("--bytes: a Morse stream is checked by lines (--count, --to)");
-  if (!c.to.empty()) o.lines = lines_between(o.from, parse::parse_positive("--to", c.to));
+  if (!c.to.empty()) {
+    o.lines = lines_between(o.from, parse::parse_positive("--to", c.to));
+    // 2^64 lines or more: no stream gets there, and a check without a count would pass any length.
+    if (!o.lines)
+      throw std::invalid_argument("--to: '" + c.to + "' is 2^64 lines or more from --from " + o.from +
+                                  ": no stream ends there (without --to any length passes)");
+  }
   return on_input(c, err, [&](int fd) { return check_main(o, fd, out, err, c.threads); });
 }
 
